@@ -1,0 +1,3 @@
+import config from '@toolwire/eslint-config';
+
+export default config;

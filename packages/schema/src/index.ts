@@ -1,0 +1,109 @@
+export { ToolwireError, errorMessage } from './toolwire-error.js';
+export type { ToolwireErrorOptions } from './toolwire-error.js';
+export { toolErrorCategories, isToolErrorCategory } from './tool-error-category.js';
+export type { ToolErrorCategory } from './tool-error-category.js';
+export {
+  InvalidToolDefinitionError,
+  InvalidToolArgumentsError,
+  ToolExecutionError,
+  NoSuchToolError,
+  CancelledError,
+  TimeoutError,
+  formatIssues,
+  nearestNames,
+} from './errors.js';
+export type { Issue, ToolArgumentsProblem } from './errors.js';
+export {
+  ProviderError,
+  AuthenticationError,
+  RateLimitError,
+  ContextOverflowError,
+  SchemaRejectedError,
+  ServerError,
+  ConnectionError,
+  StreamProtocolError,
+  InvalidRequestError,
+  UnsupportedFeatureError,
+  parseRetryAfter,
+} from './provider-errors.js';
+export type { ProviderErrorCode, ProviderErrorOptions } from './provider-errors.js';
+export { escapePointerSegment, joinPointer, isPlainObject, schemaAcceptsNull, schemaTypes } from './json-schema.js';
+export type { JsonSchema, JsonSchemaType, JsonValue } from './json-schema.js';
+export { getSchemaValidator, validateAgainstSchema, SchemaCompileError } from './schema-validator.js';
+export type { SchemaValidator, ValidationResult } from './schema-validator.js';
+export {
+  defineTool,
+  validateToolDefinition,
+  toToolSpec,
+  toolContent,
+  isToolContentOutput,
+  SNAKE_CASE_TOOL_NAME,
+  PROVIDER_SAFE_TOOL_NAME,
+  MIN_DESCRIPTION_LENGTH,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_SCHEMA_DEPTH,
+} from './define-tool.js';
+export type {
+  Tool,
+  AnyTool,
+  ToolSpec,
+  ToolAnnotations,
+  ToolDefinition,
+  DefineToolOptions,
+  ToolExecutionContext,
+  ToolContentOutput,
+} from './define-tool.js';
+export { parseToolArguments, scanJsonPrefix, describeIssuesForModel } from './parse-tool-arguments.js';
+export type { ParseToolArgumentsOptions, ParseToolArgumentsResult } from './parse-tool-arguments.js';
+export { generateToolCallId, toolCallArgumentsText, toolCallArgumentsObject } from './tool-call.js';
+export type { ToolCall } from './tool-call.js';
+export {
+  textResult,
+  valueResult,
+  errorResult,
+  cancelledResult,
+  failureText,
+  toolFailureFromError,
+  toolResultText,
+} from './tool-result.js';
+export type { ToolResult, ToolResultPart, TextPart, JsonPart, ImagePart, ResourcePart, ToolFailure } from './tool-result.js';
+export { assertToolChoice, toolChoiceViolation, InvalidToolChoiceError } from './tool-choice.js';
+export type { ToolChoice } from './tool-choice.js';
+export { userMessageText } from './message.js';
+export type {
+  Message,
+  SystemMessage,
+  UserMessage,
+  UserContentPart,
+  AssistantMessage,
+  ToolMessage,
+  ReasoningPart,
+} from './message.js';
+export { Conversation } from './conversation.js';
+export type { ConversationInit } from './conversation.js';
+export { validateTranscript, repairTranscript, pendingToolCalls } from './transcript.js';
+export type { TranscriptIssue, TranscriptIssueKind, TranscriptRepair } from './transcript.js';
+export { executeToolCalls, createToolHandler, toolOutputToResult } from './execute-tool-calls.js';
+export type { ExecuteToolCallsOptions, ToolCallHandler } from './execute-tool-calls.js';
+export { emptyUsage, addUsage, collectStream } from './chat-model.js';
+export type {
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  ChatStreamPart,
+  ChatWarning,
+  WarningKind,
+  FinishReason,
+  ModelCapabilities,
+  ResponseFormat,
+  Usage,
+} from './chat-model.js';
+export { convertSchema, convertToolSchemas, inlineRefs } from './schema-dialects.js';
+export type { SchemaDialect, SchemaChange, DialectResult, ConvertSchemaOptions } from './schema-dialects.js';
+export { estimateTokens, estimateToolListTokens } from './token-estimate.js';
+export {
+  ToolSelectionResponseSchema,
+  FunctionCallResponseSchema,
+  FinalResponseSchema,
+} from './stage-schemas.js';
+export type { ToolInfo, ToolSelectionResponse, FunctionCallResponse, FinalResponse } from './stage-schemas.js';

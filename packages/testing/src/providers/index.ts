@@ -1,0 +1,2 @@
+// Fake provider HTTP servers (OpenAI, Anthropic, Ollama wire formats) and the chat-model contract suite.
+export {};
