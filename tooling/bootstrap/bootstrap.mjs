@@ -11,7 +11,15 @@
 //
 // Written for Node 20 on purpose: no dependencies, no syntax newer than Node 20 accepts.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  chmodSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,18 +115,23 @@ function installIntoCache(cache, dirName, spec, check) {
 function nodePackageName() {
   const platform = { linux: 'linux', darwin: 'darwin', win32: 'win' }[process.platform];
   const arch = { x64: 'x64', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x' }[process.arch];
-  if (!platform || !arch) fail(`no Node ${NODE_VERSION} package for ${process.platform}/${process.arch}`);
+  if (!platform || !arch)
+    fail(`no Node ${NODE_VERSION} package for ${process.platform}/${process.arch}`);
   return `node-${platform}-${arch}`;
 }
 
 function nodeBinaryIn(packageDir) {
-  return process.platform === 'win32' ? join(packageDir, 'bin', 'node.exe') : join(packageDir, 'bin', 'node');
+  return process.platform === 'win32'
+    ? join(packageDir, 'bin', 'node.exe')
+    : join(packageDir, 'bin', 'node');
 }
 
 function ensureNode(cache) {
   const major = Number(process.versions.node.split('.')[0]);
   if (major >= MIN_NODE_MAJOR) return { node: process.execPath, headers: undefined };
-  log(`Node ${process.versions.node} is older than ${MIN_NODE_MAJOR}; using Node ${NODE_VERSION} from the npm registry`);
+  log(
+    `Node ${process.versions.node} is older than ${MIN_NODE_MAJOR}; using Node ${NODE_VERSION} from the npm registry`,
+  );
   const name = nodePackageName();
   const packageDir = (root) => join(root, 'node_modules', name);
   const works = (root) => {
@@ -194,7 +207,9 @@ function main() {
   delete env.npm_execpath;
 
   const pnpm = (args) => run(node, [pnpmCli, ...args], { cwd: repoRoot, env });
-  log(`node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}, pnpm from ${pnpmCli}`);
+  log(
+    `node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}, pnpm from ${pnpmCli}`,
+  );
   const installStatus = pnpm(['install', '--frozen-lockfile']);
   if (installStatus !== 0) fail(`pnpm install --frozen-lockfile failed (exit ${installStatus})`);
 

@@ -13,5 +13,7 @@ if (!existsSync(server)) {
   );
   process.exit(1);
 }
-const result = spawnSync(process.execPath, [server, ...process.argv.slice(2)], { stdio: 'inherit' });
+const result = spawnSync(process.execPath, [server, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

@@ -2,7 +2,12 @@ import type { ToolSpec } from './define-tool.js';
 import type { AssistantMessage, Message, ReasoningPart, UserContentPart } from './message.js';
 import type { ToolCall } from './tool-call.js';
 import type { ToolResult } from './tool-result.js';
-import { pendingToolCalls, repairTranscript, validateTranscript, type TranscriptIssue } from './transcript.js';
+import {
+  pendingToolCalls,
+  repairTranscript,
+  validateTranscript,
+  type TranscriptIssue,
+} from './transcript.js';
 
 export interface ConversationInit {
   system?: string;
@@ -27,7 +32,9 @@ export class Conversation {
 
   /** Every message, including the system prompt as the first one when set. */
   get messages(): Message[] {
-    return this.system === undefined ? [...this.list] : [{ role: 'system', content: this.system }, ...this.list];
+    return this.system === undefined
+      ? [...this.list]
+      : [{ role: 'system', content: this.system }, ...this.list];
   }
 
   /** True when the last assistant turn made tool calls that have no results yet. */
@@ -44,7 +51,12 @@ export class Conversation {
     return this;
   }
 
-  addAssistantResponse(response: { text: string; toolCalls?: ToolCall[]; reasoning?: ReasoningPart[]; providerMetadata?: Record<string, unknown> }): this {
+  addAssistantResponse(response: {
+    text: string;
+    toolCalls?: ToolCall[];
+    reasoning?: ReasoningPart[];
+    providerMetadata?: Record<string, unknown>;
+  }): this {
     const message: AssistantMessage = { role: 'assistant', content: response.text };
     if (response.toolCalls && response.toolCalls.length > 0) message.toolCalls = response.toolCalls;
     if (response.reasoning && response.reasoning.length > 0) message.reasoning = response.reasoning;
@@ -56,7 +68,9 @@ export class Conversation {
   /** Adds results for the pending calls; they are put in call order whatever order they came in. */
   addToolResults(results: ToolResult[]): this {
     const order = new Map(this.pendingToolCalls.map((call, index) => [call.id, index]));
-    const sorted = [...results].sort((a, b) => (order.get(a.toolCallId) ?? Infinity) - (order.get(b.toolCallId) ?? Infinity));
+    const sorted = [...results].sort(
+      (a, b) => (order.get(a.toolCallId) ?? Infinity) - (order.get(b.toolCallId) ?? Infinity),
+    );
     const last = this.list[this.list.length - 1];
     if (last?.role === 'tool') last.results.push(...sorted);
     else this.list.push({ role: 'tool', results: sorted });
@@ -75,6 +89,10 @@ export class Conversation {
   }
 
   toJSON(): ConversationInit {
-    return { ...(this.system !== undefined ? { system: this.system } : {}), tools: [...this.tools], messages: [...this.list] };
+    return {
+      ...(this.system !== undefined ? { system: this.system } : {}),
+      tools: [...this.tools],
+      messages: [...this.list],
+    };
   }
 }

@@ -39,7 +39,10 @@ export interface ToolContentOutput {
   structuredContent?: unknown;
 }
 
-export function toolContent(parts: ToolResultPart[], options: { isError?: boolean; structuredContent?: unknown } = {}): ToolContentOutput {
+export function toolContent(
+  parts: ToolResultPart[],
+  options: { isError?: boolean; structuredContent?: unknown } = {},
+): ToolContentOutput {
   return { toolContent: true, parts, ...options };
 }
 
@@ -48,7 +51,10 @@ export function isToolContentOutput(value: unknown): value is ToolContentOutput 
 }
 
 export interface Tool<Args = Record<string, unknown>, Output = unknown> extends ToolSpec {
-  execute?: (args: Args, context: ToolExecutionContext) => Promise<Output | ToolContentOutput> | Output | ToolContentOutput;
+  execute?: (
+    args: Args,
+    context: ToolExecutionContext,
+  ) => Promise<Output | ToolContentOutput> | Output | ToolContentOutput;
   /** Problems found by a lenient definition (foreign tools); empty when the tool is clean. */
   definitionIssues?: readonly Issue[];
 }
@@ -59,7 +65,10 @@ export type AnyTool = Tool<any, any>;
 
 type InferSchema<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
 
-export interface ToolDefinition<I extends TSchema | JsonSchema, O extends TSchema | JsonSchema | undefined> {
+export interface ToolDefinition<
+  I extends TSchema | JsonSchema,
+  O extends TSchema | JsonSchema | undefined,
+> {
   name: string;
   description: string;
   inputSchema: I;
@@ -120,9 +129,18 @@ export function defineTool<
     name: definition.name,
     description: definition.description,
     inputSchema: definition.inputSchema as JsonSchema,
-    ...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema as JsonSchema } : {}),
+    ...(definition.outputSchema !== undefined
+      ? { outputSchema: definition.outputSchema as JsonSchema }
+      : {}),
     ...(definition.annotations !== undefined ? { annotations: definition.annotations } : {}),
-    ...(definition.execute !== undefined ? { execute: definition.execute as Tool<InferSchema<I, Record<string, unknown>>, InferSchema<O, unknown>>['execute'] } : {}),
+    ...(definition.execute !== undefined
+      ? {
+          execute: definition.execute as Tool<
+            InferSchema<I, Record<string, unknown>>,
+            InferSchema<O, unknown>
+          >['execute'],
+        }
+      : {}),
     definitionIssues: issues,
   };
   return tool;
@@ -156,7 +174,11 @@ export function validateToolDefinition(spec: ToolSpec, options: DefineToolOption
   }
   const schema = spec.inputSchema;
   if (!isPlainObject(schema)) {
-    issues.push({ pointer: '/inputSchema', message: 'input schema must be a JSON Schema object', expected: 'object' });
+    issues.push({
+      pointer: '/inputSchema',
+      message: 'input schema must be a JSON Schema object',
+      expected: 'object',
+    });
     return issues;
   }
   if (schema.type !== 'object') {
@@ -175,7 +197,11 @@ export function validateToolDefinition(spec: ToolSpec, options: DefineToolOption
   }
   if (spec.outputSchema !== undefined) {
     if (!isPlainObject(spec.outputSchema)) {
-      issues.push({ pointer: '/outputSchema', message: 'output schema must be a JSON Schema object', expected: 'object' });
+      issues.push({
+        pointer: '/outputSchema',
+        message: 'output schema must be a JSON Schema object',
+        expected: 'object',
+      });
     } else {
       try {
         getSchemaValidator(spec.outputSchema);
@@ -188,9 +214,19 @@ export function validateToolDefinition(spec: ToolSpec, options: DefineToolOption
   return issues;
 }
 
-function checkSchemaTree(schema: JsonSchema, pointer: string, depth: number, maxDepth: number, issues: Issue[]): void {
+function checkSchemaTree(
+  schema: JsonSchema,
+  pointer: string,
+  depth: number,
+  maxDepth: number,
+  issues: Issue[],
+): void {
   if (depth > maxDepth) {
-    issues.push({ pointer, message: `schema nesting exceeds the maximum depth of ${maxDepth}`, expected: `depth <= ${maxDepth}` });
+    issues.push({
+      pointer,
+      message: `schema nesting exceeds the maximum depth of ${maxDepth}`,
+      expected: `depth <= ${maxDepth}`,
+    });
     return;
   }
   if (Array.isArray(schema.required)) {
@@ -207,26 +243,48 @@ function checkSchemaTree(schema: JsonSchema, pointer: string, depth: number, max
   }
   if (isPlainObject(schema.properties)) {
     for (const [name, child] of Object.entries(schema.properties)) {
-      if (isPlainObject(child)) checkSchemaTree(child, joinPointer(pointer, 'properties', name), depth + 1, maxDepth, issues);
+      if (isPlainObject(child))
+        checkSchemaTree(
+          child,
+          joinPointer(pointer, 'properties', name),
+          depth + 1,
+          maxDepth,
+          issues,
+        );
     }
   }
   const items = schema.items;
   if (Array.isArray(items)) {
-    items.forEach((child, i) => isPlainObject(child) && checkSchemaTree(child, joinPointer(pointer, 'items', i), depth + 1, maxDepth, issues));
+    items.forEach(
+      (child, i) =>
+        isPlainObject(child) &&
+        checkSchemaTree(child, joinPointer(pointer, 'items', i), depth + 1, maxDepth, issues),
+    );
   } else if (isPlainObject(items)) {
     checkSchemaTree(items, joinPointer(pointer, 'items'), depth + 1, maxDepth, issues);
   }
   for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
     const branches = schema[keyword];
     if (Array.isArray(branches)) {
-      branches.forEach((child, i) => isPlainObject(child) && checkSchemaTree(child, joinPointer(pointer, keyword, i), depth + 1, maxDepth, issues));
+      branches.forEach(
+        (child, i) =>
+          isPlainObject(child) &&
+          checkSchemaTree(child, joinPointer(pointer, keyword, i), depth + 1, maxDepth, issues),
+      );
     }
   }
   for (const keyword of ['$defs', 'definitions'] as const) {
     const defs = schema[keyword];
     if (isPlainObject(defs)) {
       for (const [name, child] of Object.entries(defs)) {
-        if (isPlainObject(child)) checkSchemaTree(child as JsonSchema, joinPointer(pointer, keyword, name), depth + 1, maxDepth, issues);
+        if (isPlainObject(child))
+          checkSchemaTree(
+            child as JsonSchema,
+            joinPointer(pointer, keyword, name),
+            depth + 1,
+            maxDepth,
+            issues,
+          );
       }
     }
   }

@@ -90,7 +90,9 @@ export class ToolExecutionError extends ToolwireError {
     let text = `Tool execution failed (${this.category}): ${this.message}`;
     if (this.details && Object.keys(this.details).length > 0) {
       text += `\nDetails: ${Object.entries(this.details)
-        .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+        .map(
+          ([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+        )
         .join(', ')}`;
     }
     return text;
@@ -115,7 +117,10 @@ export class NoSuchToolError extends ToolwireError {
 /** A request or call was cancelled through its AbortSignal. */
 export class CancelledError extends ToolwireError {
   constructor(options: { message?: string; cause?: unknown } = {}) {
-    super('cancelled', { message: options.message ?? 'The operation was cancelled', cause: options.cause });
+    super('cancelled', {
+      message: options.message ?? 'The operation was cancelled',
+      cause: options.cause,
+    });
     this.name = 'CancelledError';
   }
 }
@@ -139,10 +144,14 @@ export function nearestNames(name: string, candidates: readonly string[], limit 
     .map((candidate) => {
       const c = candidate.toLowerCase();
       let distance = editDistance(lower, c);
-      if (c.includes(lower) || lower.includes(c)) distance = Math.min(distance, Math.abs(c.length - lower.length) / 2);
+      if (c.includes(lower) || lower.includes(c))
+        distance = Math.min(distance, Math.abs(c.length - lower.length) / 2);
       return { candidate, distance };
     })
-    .filter(({ candidate, distance }) => distance <= Math.max(2, Math.ceil(Math.max(name.length, candidate.length) * 0.4)))
+    .filter(
+      ({ candidate, distance }) =>
+        distance <= Math.max(2, Math.ceil(Math.max(name.length, candidate.length) * 0.4)),
+    )
     .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate));
   return scored.slice(0, limit).map(({ candidate }) => candidate);
 }
@@ -154,7 +163,11 @@ function editDistance(a: string, b: string): number {
     previous[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const above = previous[j]!;
-      previous[j] = Math.min(above + 1, previous[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous[j] = Math.min(
+        above + 1,
+        previous[j - 1]! + 1,
+        diagonal + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
       diagonal = above;
     }
   }

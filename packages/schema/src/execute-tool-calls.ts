@@ -2,11 +2,20 @@ import { isToolContentOutput, type AnyTool, type ToolExecutionContext } from './
 import { CancelledError, NoSuchToolError, TimeoutError } from './errors.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
 import type { ToolCall } from './tool-call.js';
-import { cancelledResult, errorResult, toolFailureFromError, valueResult, type ToolResult } from './tool-result.js';
+import {
+  cancelledResult,
+  errorResult,
+  toolFailureFromError,
+  valueResult,
+  type ToolResult,
+} from './tool-result.js';
 import { getSchemaValidator } from './schema-validator.js';
 
 /** Runs one call and returns its result; used when calls go somewhere other than a local tool. */
-export type ToolCallHandler = (call: ToolCall, context: ToolExecutionContext) => Promise<ToolResult>;
+export type ToolCallHandler = (
+  call: ToolCall,
+  context: ToolExecutionContext,
+) => Promise<ToolResult>;
 
 export interface ExecuteToolCallsOptions {
   /** At most this many calls run at once (default 8). */
@@ -58,7 +67,11 @@ export async function executeToolCalls(
   return results;
 }
 
-async function runWithLimits(call: ToolCall, handler: ToolCallHandler, options: ExecuteToolCallsOptions): Promise<ToolResult> {
+async function runWithLimits(
+  call: ToolCall,
+  handler: ToolCallHandler,
+  options: ExecuteToolCallsOptions,
+): Promise<ToolResult> {
   const controller = new AbortController();
   const cleanups: Array<() => void> = [];
   let settle: ((result: ToolResult) => void) | undefined;
@@ -77,15 +90,20 @@ async function runWithLimits(call: ToolCall, handler: ToolCallHandler, options: 
   if (options.timeoutMs !== undefined && options.timeoutMs > 0) {
     const timeoutMs = options.timeoutMs;
     const timer = setTimeout(() => {
-      const error = new TimeoutError({ timeoutMs, message: `Tool "${call.name}" did not finish within ${timeoutMs} ms` });
+      const error = new TimeoutError({
+        timeoutMs,
+        message: `Tool "${call.name}" did not finish within ${timeoutMs} ms`,
+      });
       controller.abort(error);
-      settle?.(errorResult(call.id, call.name, { category: 'executionTimeout', message: error.message }));
+      settle?.(
+        errorResult(call.id, call.name, { category: 'executionTimeout', message: error.message }),
+      );
     }, timeoutMs);
     cleanups.push(() => clearTimeout(timer));
   }
   try {
-    const running = handler(call, { toolCallId: call.id, signal: controller.signal }).catch((error: unknown) =>
-      errorResult(call.id, call.name, toolFailureFromError(error)),
+    const running = handler(call, { toolCallId: call.id, signal: controller.signal }).catch(
+      (error: unknown) => errorResult(call.id, call.name, toolFailureFromError(error)),
     );
     return await Promise.race([running, interrupted]);
   } finally {
@@ -99,19 +117,32 @@ export function createToolHandler(
   options: Pick<ExecuteToolCallsOptions, 'nullMeansAbsent' | 'validateOutput'> = {},
 ): ToolCallHandler {
   const byName = new Map<string, AnyTool>(
-    Array.isArray(tools) ? tools.map((tool) => [tool.name, tool]) : Object.entries(tools as Record<string, AnyTool>),
+    Array.isArray(tools)
+      ? tools.map((tool) => [tool.name, tool])
+      : Object.entries(tools as Record<string, AnyTool>),
   );
   return async (call, context) => {
     const tool = byName.get(call.name);
     if (!tool) {
-      return errorResult(call.id, call.name, toolFailureFromError(new NoSuchToolError({ toolName: call.name, availableTools: [...byName.keys()] })));
+      return errorResult(
+        call.id,
+        call.name,
+        toolFailureFromError(
+          new NoSuchToolError({ toolName: call.name, availableTools: [...byName.keys()] }),
+        ),
+      );
     }
     if (!tool.execute) {
-      return errorResult(call.id, call.name, { category: 'unknown', message: `Tool "${call.name}" has no execute function` });
+      return errorResult(call.id, call.name, {
+        category: 'unknown',
+        message: `Tool "${call.name}" has no execute function`,
+      });
     }
     const parsed = parseToolArguments(tool.inputSchema, call.arguments, {
       toolName: call.name,
-      ...(options.nullMeansAbsent !== undefined ? { nullMeansAbsent: options.nullMeansAbsent } : {}),
+      ...(options.nullMeansAbsent !== undefined
+        ? { nullMeansAbsent: options.nullMeansAbsent }
+        : {}),
     });
     if (!parsed.success) return errorResult(call.id, call.name, toolFailureFromError(parsed.error));
     const output: unknown = await tool.execute(parsed.value, context);
@@ -120,15 +151,24 @@ export function createToolHandler(
 }
 
 /** Converts what `execute` returned into a ToolResult, checking it against `outputSchema`. */
-export function toolOutputToResult(call: Pick<ToolCall, 'id' | 'name'>, tool: AnyTool, output: unknown, validateOutput = true): ToolResult {
+export function toolOutputToResult(
+  call: Pick<ToolCall, 'id' | 'name'>,
+  tool: AnyTool,
+  output: unknown,
+  validateOutput = true,
+): ToolResult {
   if (isToolContentOutput(output)) {
     return {
       toolCallId: call.id,
       toolName: call.name,
       content: output.parts,
       isError: output.isError ?? false,
-      ...(output.structuredContent !== undefined ? { structuredContent: output.structuredContent } : {}),
-      ...(output.isError ? { error: { category: 'unknown' as const, message: 'the tool reported an error' } } : {}),
+      ...(output.structuredContent !== undefined
+        ? { structuredContent: output.structuredContent }
+        : {}),
+      ...(output.isError
+        ? { error: { category: 'unknown' as const, message: 'the tool reported an error' } }
+        : {}),
     };
   }
   if (validateOutput && tool.outputSchema) {
@@ -137,7 +177,9 @@ export function toolOutputToResult(call: Pick<ToolCall, 'id' | 'name'>, tool: An
       return errorResult(call.id, call.name, {
         category: 'unknown',
         message: `Tool "${call.name}" returned output that does not match its output schema`,
-        details: { issues: checked.issues.map((i) => `${i.pointer || '/'}: ${i.message}`).join('; ') },
+        details: {
+          issues: checked.issues.map((i) => `${i.pointer || '/'}: ${i.message}`).join('; '),
+        },
       });
     }
   }

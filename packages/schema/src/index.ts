@@ -27,9 +27,19 @@ export {
   parseRetryAfter,
 } from './provider-errors.js';
 export type { ProviderErrorCode, ProviderErrorOptions } from './provider-errors.js';
-export { escapePointerSegment, joinPointer, isPlainObject, schemaAcceptsNull, schemaTypes } from './json-schema.js';
+export {
+  escapePointerSegment,
+  joinPointer,
+  isPlainObject,
+  schemaAcceptsNull,
+  schemaTypes,
+} from './json-schema.js';
 export type { JsonSchema, JsonSchemaType, JsonValue } from './json-schema.js';
-export { getSchemaValidator, validateAgainstSchema, SchemaCompileError } from './schema-validator.js';
+export {
+  getSchemaValidator,
+  validateAgainstSchema,
+  SchemaCompileError,
+} from './schema-validator.js';
 export type { SchemaValidator, ValidationResult } from './schema-validator.js';
 export {
   defineTool,
@@ -53,8 +63,15 @@ export type {
   ToolExecutionContext,
   ToolContentOutput,
 } from './define-tool.js';
-export { parseToolArguments, scanJsonPrefix, describeIssuesForModel } from './parse-tool-arguments.js';
-export type { ParseToolArgumentsOptions, ParseToolArgumentsResult } from './parse-tool-arguments.js';
+export {
+  parseToolArguments,
+  scanJsonPrefix,
+  describeIssuesForModel,
+} from './parse-tool-arguments.js';
+export type {
+  ParseToolArgumentsOptions,
+  ParseToolArgumentsResult,
+} from './parse-tool-arguments.js';
 export { generateToolCallId, toolCallArgumentsText, toolCallArgumentsObject } from './tool-call.js';
 export type { ToolCall } from './tool-call.js';
 export {
@@ -66,7 +83,15 @@ export {
   toolFailureFromError,
   toolResultText,
 } from './tool-result.js';
-export type { ToolResult, ToolResultPart, TextPart, JsonPart, ImagePart, ResourcePart, ToolFailure } from './tool-result.js';
+export type {
+  ToolResult,
+  ToolResultPart,
+  TextPart,
+  JsonPart,
+  ImagePart,
+  ResourcePart,
+  ToolFailure,
+} from './tool-result.js';
 export { assertToolChoice, toolChoiceViolation, InvalidToolChoiceError } from './tool-choice.js';
 export type { ToolChoice } from './tool-choice.js';
 export { userMessageText } from './message.js';
@@ -99,11 +124,21 @@ export type {
   Usage,
 } from './chat-model.js';
 export { convertSchema, convertToolSchemas, inlineRefs } from './schema-dialects.js';
-export type { SchemaDialect, SchemaChange, DialectResult, ConvertSchemaOptions } from './schema-dialects.js';
+export type {
+  SchemaDialect,
+  SchemaChange,
+  DialectResult,
+  ConvertSchemaOptions,
+} from './schema-dialects.js';
 export { estimateTokens, estimateToolListTokens } from './token-estimate.js';
 export {
   ToolSelectionResponseSchema,
   FunctionCallResponseSchema,
   FinalResponseSchema,
 } from './stage-schemas.js';
-export type { ToolInfo, ToolSelectionResponse, FunctionCallResponse, FinalResponse } from './stage-schemas.js';
+export type {
+  ToolInfo,
+  ToolSelectionResponse,
+  FunctionCallResponse,
+  FinalResponse,
+} from './stage-schemas.js';

@@ -28,9 +28,11 @@ export interface JsonSchema {
   [keyword: string]: unknown;
 }
 
-export type JsonSchemaType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
+export type JsonSchemaType =
+  'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** Escapes one JSON pointer segment (RFC 6901). */
 export function escapePointerSegment(segment: string | number): string {
@@ -38,7 +40,10 @@ export function escapePointerSegment(segment: string | number): string {
 }
 
 export function joinPointer(base: string, ...segments: Array<string | number>): string {
-  return segments.reduce<string>((pointer, segment) => `${pointer}/${escapePointerSegment(segment)}`, base);
+  return segments.reduce<string>(
+    (pointer, segment) => `${pointer}/${escapePointerSegment(segment)}`,
+    base,
+  );
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -63,7 +68,14 @@ export function schemaAcceptsNull(schema: JsonSchema | boolean | undefined): boo
   for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) {
     if (schemaAcceptsNull(branch)) return true;
   }
-  if (types === undefined && schema.enum === undefined && schema.const === undefined && !schema.anyOf && !schema.oneOf && !schema.$ref) {
+  if (
+    types === undefined &&
+    schema.enum === undefined &&
+    schema.const === undefined &&
+    !schema.anyOf &&
+    !schema.oneOf &&
+    !schema.$ref
+  ) {
     // An unconstrained schema ({} or only annotations) accepts anything, null included.
     return schema.properties === undefined && schema.items === undefined;
   }

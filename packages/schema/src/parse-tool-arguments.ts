@@ -81,7 +81,13 @@ export function parseToolArguments<T = Record<string, unknown>>(
       error: new InvalidToolArgumentsError({
         toolName,
         problem: 'invalid',
-        issues: [{ pointer: '', message: `must be a JSON object (got ${describeType(value)})`, expected: 'object' }],
+        issues: [
+          {
+            pointer: '',
+            message: `must be a JSON object (got ${describeType(value)})`,
+            expected: 'object',
+          },
+        ],
         ...(rawText !== undefined ? { rawArguments: rawText } : {}),
       }),
     };
@@ -112,7 +118,11 @@ type ParsedText =
   | { success: true; value: unknown }
   | { success: false; problem: 'truncated' | 'malformed'; message: string };
 
-function parseJsonText(text: string, options: ParseToolArgumentsOptions, repairs: string[]): ParsedText {
+function parseJsonText(
+  text: string,
+  options: ParseToolArgumentsOptions,
+  repairs: string[],
+): ParsedText {
   const trimmed = text.trim();
   // Several providers send "" (or nothing) for a tool without parameters.
   if (trimmed === '') {
@@ -123,7 +133,8 @@ function parseJsonText(text: string, options: ParseToolArgumentsOptions, repairs
     return { success: true, value: JSON.parse(trimmed) };
   } catch (error) {
     const shape = scanJsonPrefix(trimmed);
-    const ended = shape.kind === 'incomplete' && (options.outputTruncated || !shape.onlyClosersMissing);
+    const ended =
+      shape.kind === 'incomplete' && (options.outputTruncated || !shape.onlyClosersMissing);
     if (ended) {
       return {
         success: false,
@@ -136,7 +147,9 @@ function parseJsonText(text: string, options: ParseToolArgumentsOptions, repairs
         const repairedText = jsonrepair(trimmed);
         const value = JSON.parse(repairedText);
         repairs.push(
-          shape.kind === 'incomplete' ? 'closed unclosed brackets' : `repaired malformed JSON (${firstLine((error as Error).message)})`,
+          shape.kind === 'incomplete'
+            ? 'closed unclosed brackets'
+            : `repaired malformed JSON (${firstLine((error as Error).message)})`,
         );
         return { success: true, value };
       } catch {
@@ -152,8 +165,7 @@ function parseJsonText(text: string, options: ParseToolArgumentsOptions, repairs
 }
 
 type PrefixShape =
-  | { kind: 'balanced' }
-  | { kind: 'incomplete'; reason: string; onlyClosersMissing: boolean };
+  { kind: 'balanced' } | { kind: 'incomplete'; reason: string; onlyClosersMissing: boolean };
 
 /**
  * Reads JSON-ish text as a prefix: if it ends inside a string, after a `:` or `,`, inside a
@@ -188,20 +200,34 @@ export function scanJsonPrefix(text: string): PrefixShape {
   }
   if (inString) return { kind: 'incomplete', reason: 'inside a string', onlyClosersMissing: false };
   if (stack.length === 0) return { kind: 'balanced' };
-  if (last === ':' || last === ',') return { kind: 'incomplete', reason: `after "${last}"`, onlyClosersMissing: false };
+  if (last === ':' || last === ',')
+    return { kind: 'incomplete', reason: `after "${last}"`, onlyClosersMissing: false };
   if (/[a-z0-9.eE+-]/i.test(last)) {
     const tail = /[A-Za-z0-9.+-]+$/.exec(text.trimEnd())?.[0] ?? '';
     const complete = /^(true|false|null|-?\d+(\.\d+)?([eE][+-]?\d+)?)$/.test(tail);
-    if (!complete) return { kind: 'incomplete', reason: 'inside a literal', onlyClosersMissing: false };
+    if (!complete)
+      return { kind: 'incomplete', reason: 'inside a literal', onlyClosersMissing: false };
   }
-  return { kind: 'incomplete', reason: `${stack.length} bracket(s) left open`, onlyClosersMissing: true };
+  return {
+    kind: 'incomplete',
+    reason: `${stack.length} bracket(s) left open`,
+    onlyClosersMissing: true,
+  };
 }
 
-function stripNullsForOptionals(value: unknown, schema: JsonSchema | undefined, pointer: string, removed: string[]): unknown {
+function stripNullsForOptionals(
+  value: unknown,
+  schema: JsonSchema | undefined,
+  pointer: string,
+  removed: string[],
+): unknown {
   if (!schema || typeof schema !== 'object') return value;
   if (Array.isArray(value)) {
     const items = schema.items;
-    if (isPlainObject(items)) return value.map((item, i) => stripNullsForOptionals(item, items, `${pointer}/${i}`, removed));
+    if (isPlainObject(items))
+      return value.map((item, i) =>
+        stripNullsForOptionals(item, items, `${pointer}/${i}`, removed),
+      );
     return value;
   }
   if (!isPlainObject(value) || !isPlainObject(schema.properties)) return value;
@@ -209,7 +235,12 @@ function stripNullsForOptionals(value: unknown, schema: JsonSchema | undefined, 
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
     const childSchema = schema.properties[key];
-    if (child === null && childSchema !== undefined && !required.has(key) && !schemaAcceptsNull(childSchema)) {
+    if (
+      child === null &&
+      childSchema !== undefined &&
+      !required.has(key) &&
+      !schemaAcceptsNull(childSchema)
+    ) {
       removed.push(`${pointer}/${key}`);
       continue;
     }
@@ -239,6 +270,9 @@ function firstLine(text: string): string {
 /** Formats validation issues as the text a model sees in a tool error. */
 export function describeIssuesForModel(issues: readonly Issue[]): string {
   return issues
-    .map((issue) => `- ${issue.pointer || '(root)'}: ${issue.message}${issue.expected && !issue.message.includes(issue.expected) ? ` (expected ${issue.expected})` : ''}`)
+    .map(
+      (issue) =>
+        `- ${issue.pointer || '(root)'}: ${issue.message}${issue.expected && !issue.message.includes(issue.expected) ? ` (expected ${issue.expected})` : ''}`,
+    )
     .join('\n');
 }

@@ -61,7 +61,17 @@ const OPENAI_STRICT_UNSUPPORTED = new Set([
   'writeOnly',
   'deprecated',
 ]);
-const OPENAI_STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
+const OPENAI_STRICT_FORMATS = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
 
 // Keywords xAI's validator rejects (length/size constraints and closed objects).
 const XAI_UNSUPPORTED = new Set([
@@ -106,7 +116,11 @@ const GEMINI_ALLOWED = new Set([
 ]);
 
 /** Converts one schema to a provider dialect, reporting every change. The input is not modified. */
-export function convertSchema(schema: JsonSchema, dialect: SchemaDialect, options: ConvertSchemaOptions = {}): DialectResult {
+export function convertSchema(
+  schema: JsonSchema,
+  dialect: SchemaDialect,
+  options: ConvertSchemaOptions = {},
+): DialectResult {
   const toolName = options.toolName ?? '';
   const changes: SchemaChange[] = [];
   const report = (pointer: string, action: SchemaChange['action'], message: string) =>
@@ -119,7 +133,17 @@ export function convertSchema(schema: JsonSchema, dialect: SchemaDialect, option
     case 'anthropic':
       return { schema: stripAnnotations(base, report), changes, strict: false };
     case 'xai':
-      return { schema: removeKeywords(stripAnnotations(base, report), '', XAI_UNSUPPORTED, 'xAI rejects it', report), changes, strict: false };
+      return {
+        schema: removeKeywords(
+          stripAnnotations(base, report),
+          '',
+          XAI_UNSUPPORTED,
+          'xAI rejects it',
+          report,
+        ),
+        changes,
+        strict: false,
+      };
     case 'gemini':
       return { schema: toGemini(inlineRefs(base, report), '', report), changes, strict: false };
     case 'openai-strict': {
@@ -127,13 +151,23 @@ export function convertSchema(schema: JsonSchema, dialect: SchemaDialect, option
       const strictChanges: SchemaChange[] = [];
       const strictReport = (pointer: string, action: SchemaChange['action'], message: string) =>
         strictChanges.push({ toolName, pointer, action, message });
-      const converted = toOpenAIStrict(stripAnnotations(base, strictReport), '', 0, strictReport, problems);
+      const converted = toOpenAIStrict(
+        stripAnnotations(base, strictReport),
+        '',
+        0,
+        strictReport,
+        problems,
+      );
       if (problems.length === 0) {
         changes.push(...strictChanges);
         return { schema: converted, changes, strict: true };
       }
       const fallback = stripAnnotations(base, report);
-      report('', 'fallback', `not strict-mode eligible (${problems.join('; ')}); sent without strict`);
+      report(
+        '',
+        'fallback',
+        `not strict-mode eligible (${problems.join('; ')}); sent without strict`,
+      );
       return { schema: fallback, changes, strict: false };
     }
   }
@@ -173,7 +207,12 @@ function objectRoot(schema: JsonSchema, report: Report): JsonSchema {
   let root = schema;
   for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
     const branches = root[keyword];
-    if (Array.isArray(branches) && branches.every((b) => isPlainObject(b) && (b.type === 'object' || isPlainObject(b.properties)))) {
+    if (
+      Array.isArray(branches) &&
+      branches.every(
+        (b) => isPlainObject(b) && (b.type === 'object' || isPlainObject(b.properties)),
+      )
+    ) {
       root = mergeObjectBranches(root, keyword, report);
     }
   }
@@ -190,18 +229,31 @@ function objectRoot(schema: JsonSchema, report: Report): JsonSchema {
 
 // Providers want an object at the root; a union of object shapes becomes one object whose
 // required set is what every branch requires (what the model must always send).
-function mergeObjectBranches(schema: JsonSchema, keyword: 'anyOf' | 'oneOf' | 'allOf', report: Report): JsonSchema {
+function mergeObjectBranches(
+  schema: JsonSchema,
+  keyword: 'anyOf' | 'oneOf' | 'allOf',
+  report: Report,
+): JsonSchema {
   const branches = schema[keyword] as JsonSchema[];
   const properties: Record<string, JsonSchema> = { ...(schema.properties ?? {}) };
-  let required: string[] | undefined = keyword === 'allOf' ? [...(schema.required ?? [])] : undefined;
+  let required: string[] | undefined =
+    keyword === 'allOf' ? [...(schema.required ?? [])] : undefined;
   for (const branch of branches) {
     Object.assign(properties, branch.properties ?? {});
     const branchRequired = branch.required ?? [];
     if (keyword === 'allOf') required = [...new Set([...(required ?? []), ...branchRequired])];
-    else required = required === undefined ? [...branchRequired] : required.filter((r) => branchRequired.includes(r));
+    else
+      required =
+        required === undefined
+          ? [...branchRequired]
+          : required.filter((r) => branchRequired.includes(r));
   }
   const { [keyword]: _dropped, ...rest } = schema;
-  report(`/${keyword}`, 'changed', `merged root ${keyword} of ${branches.length} object schemas into one object`);
+  report(
+    `/${keyword}`,
+    'changed',
+    `merged root ${keyword} of ${branches.length} object schemas into one object`,
+  );
   const merged: JsonSchema = { ...rest, type: 'object', properties };
   const finalRequired = [...new Set([...(schema.required ?? []), ...(required ?? [])])];
   if (finalRequired.length > 0) merged.required = finalRequired;
@@ -220,33 +272,58 @@ function stripAnnotations(schema: JsonSchema, report: Report): JsonSchema {
 }
 
 /** Calls `fn` on every direct subschema, returning a copy with the results. */
-function mapSubschemas(schema: JsonSchema, pointer: string, fn: (child: JsonSchema, pointer: string) => JsonSchema): JsonSchema {
+function mapSubschemas(
+  schema: JsonSchema,
+  pointer: string,
+  fn: (child: JsonSchema, pointer: string) => JsonSchema,
+): JsonSchema {
   const out: JsonSchema = { ...schema };
   for (const key of ['properties', '$defs', 'definitions', 'patternProperties'] as const) {
     const map = schema[key];
     if (isPlainObject(map)) {
       const next: Record<string, JsonSchema> = {};
       for (const [name, child] of Object.entries(map)) {
-        next[name] = isPlainObject(child) ? fn(child as JsonSchema, joinPointer(pointer, key, name)) : (child as JsonSchema);
+        next[name] = isPlainObject(child)
+          ? fn(child as JsonSchema, joinPointer(pointer, key, name))
+          : (child as JsonSchema);
       }
       out[key] = next;
     }
   }
-  for (const key of ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'] as const) {
+  for (const key of [
+    'items',
+    'additionalProperties',
+    'not',
+    'if',
+    'then',
+    'else',
+    'contains',
+    'propertyNames',
+  ] as const) {
     const child = schema[key];
     if (isPlainObject(child)) out[key] = fn(child as JsonSchema, joinPointer(pointer, key));
   }
   for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'] as const) {
     const list = schema[key];
     if (Array.isArray(list)) {
-      out[key] = list.map((child, i) => (isPlainObject(child) ? fn(child as JsonSchema, joinPointer(pointer, key, i)) : child));
+      out[key] = list.map((child, i) =>
+        isPlainObject(child) ? fn(child as JsonSchema, joinPointer(pointer, key, i)) : child,
+      );
     }
   }
   return out;
 }
 
-function removeKeywords(schema: JsonSchema, pointer: string, keywords: ReadonlySet<string>, why: string, report: Report): JsonSchema {
-  const out = mapSubschemas(schema, pointer, (child, p) => removeKeywords(child, p, keywords, why, report));
+function removeKeywords(
+  schema: JsonSchema,
+  pointer: string,
+  keywords: ReadonlySet<string>,
+  why: string,
+  report: Report,
+): JsonSchema {
+  const out = mapSubschemas(schema, pointer, (child, p) =>
+    removeKeywords(child, p, keywords, why, report),
+  );
   for (const key of Object.keys(out)) {
     if (keywords.has(key)) {
       // `properties`/`items` named like a keyword are property names, not keywords; mapSubschemas
@@ -260,10 +337,20 @@ function removeKeywords(schema: JsonSchema, pointer: string, keywords: ReadonlyS
 
 function isObjectSchema(schema: JsonSchema): boolean {
   const type = schema.type;
-  return type === 'object' || (Array.isArray(type) && type.includes('object')) || (type === undefined && isPlainObject(schema.properties));
+  return (
+    type === 'object' ||
+    (Array.isArray(type) && type.includes('object')) ||
+    (type === undefined && isPlainObject(schema.properties))
+  );
 }
 
-function toOpenAIStrict(schema: JsonSchema, pointer: string, depth: number, report: Report, problems: string[]): JsonSchema {
+function toOpenAIStrict(
+  schema: JsonSchema,
+  pointer: string,
+  depth: number,
+  report: Report,
+  problems: string[],
+): JsonSchema {
   if (depth > 10) {
     problems.push(`nesting deeper than 10 levels at ${pointer || '/'}`);
     return schema;
@@ -272,7 +359,11 @@ function toOpenAIStrict(schema: JsonSchema, pointer: string, depth: number, repo
   if (Array.isArray(node.oneOf)) {
     node.anyOf = [...(node.anyOf ?? []), ...node.oneOf];
     delete node.oneOf;
-    report(joinPointer(pointer, 'oneOf'), 'changed', 'oneOf sent as anyOf (strict mode has no oneOf)');
+    report(
+      joinPointer(pointer, 'oneOf'),
+      'changed',
+      'oneOf sent as anyOf (strict mode has no oneOf)',
+    );
   }
   if (Array.isArray(node.allOf)) {
     if (node.allOf.every((b) => isPlainObject(b) && isObjectSchema(b as JsonSchema))) {
@@ -284,15 +375,25 @@ function toOpenAIStrict(schema: JsonSchema, pointer: string, depth: number, repo
   for (const key of Object.keys(node)) {
     if (OPENAI_STRICT_UNSUPPORTED.has(key)) {
       delete node[key];
-      report(joinPointer(pointer, key), 'removed', `removed ${key} (not supported in OpenAI strict mode)`);
+      report(
+        joinPointer(pointer, key),
+        'removed',
+        `removed ${key} (not supported in OpenAI strict mode)`,
+      );
     }
   }
   if (typeof node.format === 'string' && !OPENAI_STRICT_FORMATS.has(node.format)) {
-    report(joinPointer(pointer, 'format'), 'removed', `removed format "${node.format}" (not supported in OpenAI strict mode)`);
+    report(
+      joinPointer(pointer, 'format'),
+      'removed',
+      `removed format "${node.format}" (not supported in OpenAI strict mode)`,
+    );
     delete node.format;
   }
   if (isObjectSchema(node)) {
-    const properties = isPlainObject(node.properties) ? (node.properties as Record<string, JsonSchema>) : undefined;
+    const properties = isPlainObject(node.properties)
+      ? (node.properties as Record<string, JsonSchema>)
+      : undefined;
     if (!properties || Object.keys(properties).length === 0) {
       if (node.additionalProperties !== undefined && node.additionalProperties !== false) {
         problems.push(`free-form object (additionalProperties) at ${pointer || '/'}`);
@@ -303,17 +404,27 @@ function toOpenAIStrict(schema: JsonSchema, pointer: string, depth: number, repo
       problems.push(`object with additionalProperties schema at ${pointer || '/'}`);
     }
     if (node.additionalProperties !== false) {
-      report(joinPointer(pointer, 'additionalProperties'), node.additionalProperties === undefined ? 'added' : 'changed', 'set additionalProperties to false');
+      report(
+        joinPointer(pointer, 'additionalProperties'),
+        node.additionalProperties === undefined ? 'added' : 'changed',
+        'set additionalProperties to false',
+      );
       node.additionalProperties = false;
     }
     const required = new Set(node.required ?? []);
     const nextProperties: Record<string, JsonSchema> = {};
     for (const [name, child] of Object.entries(properties ?? {})) {
       const childPointer = joinPointer(pointer, 'properties', name);
-      let converted = isPlainObject(child) ? toOpenAIStrict(child, childPointer, depth + 1, report, problems) : child;
+      let converted = isPlainObject(child)
+        ? toOpenAIStrict(child, childPointer, depth + 1, report, problems)
+        : child;
       if (!required.has(name)) {
         if (!schemaAcceptsNull(converted)) converted = makeNullable(converted);
-        report(childPointer, 'changed', 'optional property made required and nullable (null is read back as absent)');
+        report(
+          childPointer,
+          'changed',
+          'optional property made required and nullable (null is read back as absent)',
+        );
       }
       nextProperties[name] = converted;
     }
@@ -324,7 +435,8 @@ function toOpenAIStrict(schema: JsonSchema, pointer: string, depth: number, repo
   }
   return mapSubschemas(node, pointer, (child, p) => {
     // Object properties were converted above with their required/nullable handling.
-    if (/\/properties\/[^/]+$/.test(p) && p.startsWith(joinPointer(pointer, 'properties'))) return child;
+    if (/\/properties\/[^/]+$/.test(p) && p.startsWith(joinPointer(pointer, 'properties')))
+      return child;
     return toOpenAIStrict(child, p, depth + 1, report, problems);
   });
 }
@@ -346,7 +458,11 @@ export function inlineRefs(schema: JsonSchema, report: Report = () => undefined)
   const root = schema;
   const resolve = (ref: string): JsonSchema | undefined => {
     if (!ref.startsWith('#')) return undefined;
-    const segments = ref.slice(1).split('/').filter(Boolean).map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'));
+    const segments = ref
+      .slice(1)
+      .split('/')
+      .filter(Boolean)
+      .map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'));
     let node: unknown = root;
     for (const segment of segments) node = isPlainObject(node) ? node[segment] : undefined;
     return isPlainObject(node) ? (node as JsonSchema) : undefined;
@@ -356,8 +472,16 @@ export function inlineRefs(schema: JsonSchema, report: Report = () => undefined)
       const ref = node.$ref;
       const { $ref: _ref, ...siblings } = node;
       if (trail.includes(ref)) {
-        report(joinPointer(pointer, '$ref'), 'changed', `cut recursive reference ${ref} (replaced by an unconstrained object)`);
-        return { type: 'object', description: `${siblings.description ?? ''}${siblings.description ? ' ' : ''}(recursive structure of ${ref})`.trim() };
+        report(
+          joinPointer(pointer, '$ref'),
+          'changed',
+          `cut recursive reference ${ref} (replaced by an unconstrained object)`,
+        );
+        return {
+          type: 'object',
+          description:
+            `${siblings.description ?? ''}${siblings.description ? ' ' : ''}(recursive structure of ${ref})`.trim(),
+        };
       }
       const target = resolve(ref);
       if (!target) {
@@ -404,10 +528,17 @@ function toGemini(schema: JsonSchema, pointer: string, report: Report): JsonSche
     if (types.length === 1) {
       node.type = types[0]!;
       if (nullable) node.nullable = true;
-      report(joinPointer(pointer, 'type'), 'changed', `type array sent as "${types[0]}"${nullable ? ' with nullable' : ''}`);
+      report(
+        joinPointer(pointer, 'type'),
+        'changed',
+        `type array sent as "${types[0]}"${nullable ? ' with nullable' : ''}`,
+      );
     } else {
       const { type: _type, ...rest } = node;
-      node = { ...(rest.description !== undefined ? { description: rest.description } : {}), anyOf: types.map((t) => ({ type: t })) };
+      node = {
+        ...(rest.description !== undefined ? { description: rest.description } : {}),
+        anyOf: types.map((t) => ({ type: t })),
+      };
       if (nullable) node.nullable = true;
       report(joinPointer(pointer, 'type'), 'changed', 'type array sent as anyOf');
     }
@@ -422,11 +553,19 @@ function toGemini(schema: JsonSchema, pointer: string, report: Report): JsonSche
     if (node.anyOf.length === 1 && isPlainObject(node.anyOf[0])) {
       const only = node.anyOf[0] as JsonSchema;
       const { anyOf: _a, ...rest } = node;
-      node = { ...only, ...(rest.description !== undefined ? { description: rest.description } : {}), ...(rest.nullable ? { nullable: true } : {}) };
+      node = {
+        ...only,
+        ...(rest.description !== undefined ? { description: rest.description } : {}),
+        ...(rest.nullable ? { nullable: true } : {}),
+      };
     } else {
       for (const key of Object.keys(node)) {
         if (key !== 'anyOf' && key !== 'description' && key !== 'nullable') {
-          report(joinPointer(pointer, key), 'removed', `removed ${key} beside anyOf (Gemini rejects siblings of anyOf)`);
+          report(
+            joinPointer(pointer, key),
+            'removed',
+            `removed ${key} beside anyOf (Gemini rejects siblings of anyOf)`,
+          );
           delete node[key];
         }
       }
@@ -440,29 +579,56 @@ function toGemini(schema: JsonSchema, pointer: string, report: Report): JsonSche
       }
       node.type ??= 'string';
     } else if (node.enum.every((v) => typeof v === 'number' || typeof v === 'boolean')) {
-      report(joinPointer(pointer, 'enum'), 'changed', 'non-string enum values sent as strings is unsafe; enum removed and listed in the description');
+      report(
+        joinPointer(pointer, 'enum'),
+        'changed',
+        'non-string enum values sent as strings is unsafe; enum removed and listed in the description',
+      );
       node.description = `${node.description ? `${node.description} ` : ''}(one of: ${node.enum.map((v) => JSON.stringify(v)).join(', ')})`;
       delete node.enum;
     }
   }
   if (typeof node.format === 'string') {
-    const allowed = node.type === 'string' ? ['enum', 'date-time'] : node.type === 'integer' ? ['int32', 'int64'] : node.type === 'number' ? ['float', 'double'] : [];
+    const allowed =
+      node.type === 'string'
+        ? ['enum', 'date-time']
+        : node.type === 'integer'
+          ? ['int32', 'int64']
+          : node.type === 'number'
+            ? ['float', 'double']
+            : [];
     if (!allowed.includes(node.format)) {
-      report(joinPointer(pointer, 'format'), 'removed', `removed format "${node.format}" (Gemini accepts only ${allowed.join(', ') || 'none here'})`);
+      report(
+        joinPointer(pointer, 'format'),
+        'removed',
+        `removed format "${node.format}" (Gemini accepts only ${allowed.join(', ') || 'none here'})`,
+      );
       delete node.format;
     }
   }
-  if (node.exclusiveMinimum !== undefined && typeof node.exclusiveMinimum === 'number' && node.minimum === undefined) {
+  if (
+    node.exclusiveMinimum !== undefined &&
+    typeof node.exclusiveMinimum === 'number' &&
+    node.minimum === undefined
+  ) {
     node.minimum = node.exclusiveMinimum;
     report(joinPointer(pointer, 'exclusiveMinimum'), 'changed', 'exclusiveMinimum sent as minimum');
   }
-  if (node.exclusiveMaximum !== undefined && typeof node.exclusiveMaximum === 'number' && node.maximum === undefined) {
+  if (
+    node.exclusiveMaximum !== undefined &&
+    typeof node.exclusiveMaximum === 'number' &&
+    node.maximum === undefined
+  ) {
     node.maximum = node.exclusiveMaximum;
     report(joinPointer(pointer, 'exclusiveMaximum'), 'changed', 'exclusiveMaximum sent as maximum');
   }
   for (const key of Object.keys(node)) {
     if (!GEMINI_ALLOWED.has(key)) {
-      report(joinPointer(pointer, key), 'removed', `removed ${key} (not in Gemini's schema subset)`);
+      report(
+        joinPointer(pointer, key),
+        'removed',
+        `removed ${key} (not in Gemini's schema subset)`,
+      );
       delete node[key];
     }
   }

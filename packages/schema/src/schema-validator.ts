@@ -9,8 +9,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   addFormatsModule) as (ajv: Ajv) => Ajv;
 
 export type ValidationResult<T = unknown> =
-  | { success: true; value: T }
-  | { success: false; issues: Issue[] };
+  { success: true; value: T } | { success: false; issues: Issue[] };
 
 export interface SchemaValidator<T = unknown> {
   readonly schema: JsonSchema;
@@ -62,7 +61,9 @@ export function getSchemaValidator<T = unknown>(schema: JsonSchema): SchemaValid
     const { $id: _ignored, ...rest } = schema;
     compiled = ajvFor(schema).compile(rest);
   } catch (error) {
-    throw new SchemaCompileError(`Schema does not compile: ${(error as Error).message}`, { cause: error });
+    throw new SchemaCompileError(`Schema does not compile: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const validator: SchemaValidator<T> = {
     schema,
@@ -76,7 +77,10 @@ export function getSchemaValidator<T = unknown>(schema: JsonSchema): SchemaValid
 }
 
 /** Validates `value` against `schema` (compiled and cached). */
-export function validateAgainstSchema<T = unknown>(schema: JsonSchema, value: unknown): ValidationResult<T> {
+export function validateAgainstSchema<T = unknown>(
+  schema: JsonSchema,
+  value: unknown,
+): ValidationResult<T> {
   return getSchemaValidator<T>(schema).validate(value);
 }
 
@@ -107,8 +111,16 @@ function issueFromAjv(error: ErrorObject): Issue {
       return { pointer, message: `must be one of ${allowed}`, expected: allowed };
     }
     case 'const':
-      return { pointer, message: `must be ${JSON.stringify(params.allowedValue)}`, expected: JSON.stringify(params.allowedValue) };
+      return {
+        pointer,
+        message: `must be ${JSON.stringify(params.allowedValue)}`,
+        expected: JSON.stringify(params.allowedValue),
+      };
     default:
-      return { pointer, message: error.message ?? `fails ${error.keyword}`, expected: error.keyword };
+      return {
+        pointer,
+        message: error.message ?? `fails ${error.keyword}`,
+        expected: error.keyword,
+      };
   }
 }

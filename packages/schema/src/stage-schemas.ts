@@ -21,7 +21,9 @@ export interface ToolInfo {
 export const ToolSelectionResponseSchema = Type.Object(
   {
     reasoning: Type.String({ description: 'Why these tools (or none) help with the request' }),
-    selected_tools: Type.Array(Type.String(), { description: 'Names of the tools to use; empty for none' }),
+    selected_tools: Type.Array(Type.String(), {
+      description: 'Names of the tools to use; empty for none',
+    }),
   },
   { additionalProperties: false },
 );
@@ -35,7 +37,10 @@ export const FunctionCallResponseSchema = Type.Object(
         {
           id: Type.String(),
           type: Type.Literal('function'),
-          function: Type.Object({ name: Type.String(), arguments: Type.String() }, { additionalProperties: false }),
+          function: Type.Object(
+            { name: Type.String(), arguments: Type.String() },
+            { additionalProperties: false },
+          ),
         },
         { additionalProperties: false },
       ),

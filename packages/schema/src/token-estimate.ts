@@ -2,7 +2,8 @@ import type { ToolSpec } from './define-tool.js';
 
 // Pre-tokenisation close to the cl100k/o200k split: contractions, letter runs, 1-3 digit groups,
 // punctuation runs and whitespace. Long letter runs cost more than one token.
-const PIECES = /'(?:s|t|re|ve|m|ll|d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+/gu;
+const PIECES =
+  /'(?:s|t|re|ve|m|ll|d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+/gu;
 
 /**
  * An estimate of the tokens a text costs with a BPE tokenizer of the GPT-4 family, within about
@@ -29,7 +30,14 @@ export function estimateToolListTokens(tools: readonly ToolSpec[]): number {
       sum +
       PER_TOOL_OVERHEAD +
       estimateTokens(
-        JSON.stringify({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }),
+        JSON.stringify({
+          type: 'function',
+          function: {
+            name: tool.name,
+            description: tool.description,
+            parameters: tool.inputSchema,
+          },
+        }),
       ),
     0,
   );

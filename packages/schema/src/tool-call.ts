@@ -22,14 +22,17 @@ export function generateToolCallId(prefix = 'call'): string {
 
 /** Arguments as JSON text, whatever form the provider used. */
 export function toolCallArgumentsText(call: ToolCall): string {
-  if (typeof call.arguments === 'string') return call.arguments.trim() === '' ? '{}' : call.arguments;
+  if (typeof call.arguments === 'string')
+    return call.arguments.trim() === '' ? '{}' : call.arguments;
   return JSON.stringify(call.arguments ?? {});
 }
 
 /** Arguments as an object when they parse; `{}` for empty text; undefined when they do not parse. */
 export function toolCallArgumentsObject(call: ToolCall): Record<string, unknown> | undefined {
   if (typeof call.arguments !== 'string') {
-    return call.arguments !== null && typeof call.arguments === 'object' && !Array.isArray(call.arguments)
+    return call.arguments !== null &&
+      typeof call.arguments === 'object' &&
+      !Array.isArray(call.arguments)
       ? (call.arguments as Record<string, unknown>)
       : call.arguments == null
         ? {}
@@ -38,7 +41,9 @@ export function toolCallArgumentsObject(call: ToolCall): Record<string, unknown>
   if (call.arguments.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(call.arguments);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

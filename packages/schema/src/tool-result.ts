@@ -1,4 +1,10 @@
-import { ToolExecutionError, InvalidToolArgumentsError, NoSuchToolError, CancelledError, TimeoutError } from './errors.js';
+import {
+  ToolExecutionError,
+  InvalidToolArgumentsError,
+  NoSuchToolError,
+  CancelledError,
+  TimeoutError,
+} from './errors.js';
 import { ToolwireError, errorMessage } from './toolwire-error.js';
 import type { ToolErrorCategory } from './tool-error-category.js';
 import { describeIssuesForModel } from './parse-tool-arguments.js';
@@ -63,11 +69,17 @@ export function valueResult(toolCallId: string, toolName: string, value: unknown
     toolName,
     content: [{ type: 'json', value: value === undefined ? null : value }],
     isError: false,
-    ...(value !== undefined && value !== null && typeof value === 'object' ? { structuredContent: value } : {}),
+    ...(value !== undefined && value !== null && typeof value === 'object'
+      ? { structuredContent: value }
+      : {}),
   };
 }
 
-export function errorResult(toolCallId: string, toolName: string, failure: ToolFailure): ToolResult {
+export function errorResult(
+  toolCallId: string,
+  toolName: string,
+  failure: ToolFailure,
+): ToolResult {
   return {
     toolCallId,
     toolName,
@@ -78,7 +90,11 @@ export function errorResult(toolCallId: string, toolName: string, failure: ToolF
 }
 
 /** The explicit result a call gets when its turn was cancelled before it produced one. */
-export function cancelledResult(toolCallId: string, toolName: string, reason = 'The tool call was cancelled before it finished.'): ToolResult {
+export function cancelledResult(
+  toolCallId: string,
+  toolName: string,
+  reason = 'The tool call was cancelled before it finished.',
+): ToolResult {
   return errorResult(toolCallId, toolName, { category: 'cancelled', message: reason });
 }
 
@@ -95,9 +111,16 @@ export function failureText(failure: ToolFailure): string {
 
 /** Classifies anything thrown by a tool into a failure a model can act on. */
 export function toolFailureFromError(error: unknown): ToolFailure {
-  if (error instanceof ToolExecutionError || (ToolwireError.isInstance(error) && 'category' in error)) {
+  if (
+    error instanceof ToolExecutionError ||
+    (ToolwireError.isInstance(error) && 'category' in error)
+  ) {
     const e = error as ToolExecutionError;
-    return { category: e.category, message: e.message, ...(e.details ? { details: { ...e.details } } : {}) };
+    return {
+      category: e.category,
+      message: e.message,
+      ...(e.details ? { details: { ...e.details } } : {}),
+    };
   }
   if (error instanceof InvalidToolArgumentsError) {
     return {
@@ -106,15 +129,25 @@ export function toolFailureFromError(error: unknown): ToolFailure {
       details: { problem: error.problem, issues: describeIssuesForModel(error.issues) },
     };
   }
-  if (error instanceof NoSuchToolError) return { category: 'resourceNotFound', message: error.message };
+  if (error instanceof NoSuchToolError)
+    return { category: 'resourceNotFound', message: error.message };
   if (error instanceof CancelledError) return { category: 'cancelled', message: error.message };
-  if (error instanceof TimeoutError) return { category: 'executionTimeout', message: error.message };
-  if (error instanceof Error && error.name === 'AbortError') return { category: 'cancelled', message: error.message || 'cancelled' };
+  if (error instanceof TimeoutError)
+    return { category: 'executionTimeout', message: error.message };
+  if (error instanceof Error && error.name === 'AbortError')
+    return { category: 'cancelled', message: error.message || 'cancelled' };
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ENOTFOUND' || code === 'EPIPE' || code === 'ETIMEDOUT') {
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'ENOTFOUND' ||
+    code === 'EPIPE' ||
+    code === 'ETIMEDOUT'
+  ) {
     return { category: 'networkError', message: errorMessage(error) };
   }
-  if (code === 'EACCES' || code === 'EPERM') return { category: 'permissionDenied', message: errorMessage(error) };
+  if (code === 'EACCES' || code === 'EPERM')
+    return { category: 'permissionDenied', message: errorMessage(error) };
   if (code === 'ENOENT') return { category: 'resourceNotFound', message: errorMessage(error) };
   return { category: 'unknown', message: errorMessage(error) };
 }

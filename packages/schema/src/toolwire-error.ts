@@ -21,7 +21,11 @@ export class ToolwireError extends Error {
   }
 
   static isInstance(error: unknown): error is ToolwireError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+    return (
+      typeof error === 'object' &&
+      error !== null &&
+      (error as Record<symbol, unknown>)[marker] === true
+    );
   }
 
   /** A plain-object form for logs and transcripts (Error fields are not enumerable). */

@@ -31,7 +31,12 @@ export function validateTranscript(messages: readonly Message[]): TranscriptIssu
     if (message.role === 'assistant' && message.toolCalls && message.toolCalls.length > 0) {
       for (const call of message.toolCalls) {
         if (seenCallIds.has(call.id)) {
-          issues.push({ kind: 'duplicate-call-id', messageIndex: i, toolCallId: call.id, message: `tool call id "${call.id}" is used twice` });
+          issues.push({
+            kind: 'duplicate-call-id',
+            messageIndex: i,
+            toolCallId: call.id,
+            message: `tool call id "${call.id}" is used twice`,
+          });
         }
         seenCallIds.add(call.id);
       }
@@ -40,15 +45,30 @@ export function validateTranscript(messages: readonly Message[]): TranscriptIssu
       const resultIds = results.map((r) => r.toolCallId);
       for (const call of message.toolCalls) {
         if (!resultIds.includes(call.id)) {
-          const laterIndex = messages.findIndex((m, j) => j > i + 1 && m.role === 'tool' && m.results.some((r) => r.toolCallId === call.id));
+          const laterIndex = messages.findIndex(
+            (m, j) =>
+              j > i + 1 && m.role === 'tool' && m.results.some((r) => r.toolCallId === call.id),
+          );
           issues.push(
             laterIndex >= 0
-              ? { kind: 'results-not-adjacent', messageIndex: laterIndex, toolCallId: call.id, message: `the result of "${call.id}" (${call.name}) does not directly follow its call` }
-              : { kind: 'missing-result', messageIndex: i, toolCallId: call.id, message: `tool call "${call.id}" (${call.name}) has no result` },
+              ? {
+                  kind: 'results-not-adjacent',
+                  messageIndex: laterIndex,
+                  toolCallId: call.id,
+                  message: `the result of "${call.id}" (${call.name}) does not directly follow its call`,
+                }
+              : {
+                  kind: 'missing-result',
+                  messageIndex: i,
+                  toolCallId: call.id,
+                  message: `tool call "${call.id}" (${call.name}) has no result`,
+                },
           );
         }
       }
-      const expectedOrder = message.toolCalls.map((c) => c.id).filter((id) => resultIds.includes(id));
+      const expectedOrder = message.toolCalls
+        .map((c) => c.id)
+        .filter((id) => resultIds.includes(id));
       const actualOrder = resultIds.filter((id) => expectedOrder.includes(id));
       const firstMismatch = actualOrder.findIndex((id, k) => id !== expectedOrder[k]);
       if (firstMismatch >= 0 && new Set(actualOrder).size === actualOrder.length) {
@@ -62,15 +82,31 @@ export function validateTranscript(messages: readonly Message[]): TranscriptIssu
     }
     if (message.role === 'tool') {
       const previous = messages[i - 1];
-      const callIds = previous?.role === 'assistant' ? (previous.toolCalls ?? []).map((c) => c.id) : [];
+      const callIds =
+        previous?.role === 'assistant' ? (previous.toolCalls ?? []).map((c) => c.id) : [];
       const seenResults = new Set<string>();
       for (const result of message.results) {
         if (seenResults.has(result.toolCallId)) {
-          issues.push({ kind: 'duplicate-result', messageIndex: i, toolCallId: result.toolCallId, message: `two results for "${result.toolCallId}"` });
+          issues.push({
+            kind: 'duplicate-result',
+            messageIndex: i,
+            toolCallId: result.toolCallId,
+            message: `two results for "${result.toolCallId}"`,
+          });
         }
         seenResults.add(result.toolCallId);
-        if (!callIds.includes(result.toolCallId) && !issues.some((x) => x.kind === 'results-not-adjacent' && x.toolCallId === result.toolCallId)) {
-          issues.push({ kind: 'orphan-result', messageIndex: i, toolCallId: result.toolCallId, message: `result for "${result.toolCallId}" answers no call of the turn before it` });
+        if (
+          !callIds.includes(result.toolCallId) &&
+          !issues.some(
+            (x) => x.kind === 'results-not-adjacent' && x.toolCallId === result.toolCallId,
+          )
+        ) {
+          issues.push({
+            kind: 'orphan-result',
+            messageIndex: i,
+            toolCallId: result.toolCallId,
+            message: `result for "${result.toolCallId}" answers no call of the turn before it`,
+          });
         }
       }
     }
@@ -96,10 +132,12 @@ export function repairTranscript(messages: readonly Message[]): TranscriptRepair
   const resultsById = new Map<string, ToolResult>();
   const callIds = new Set<string>();
   for (const message of messages) {
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) callIds.add(call.id);
+    if (message.role === 'assistant')
+      for (const call of message.toolCalls ?? []) callIds.add(call.id);
     if (message.role === 'tool') {
       for (const result of message.results) {
-        if (resultsById.has(result.toolCallId)) fixes.push(`dropped a duplicate result for "${result.toolCallId}"`);
+        if (resultsById.has(result.toolCallId))
+          fixes.push(`dropped a duplicate result for "${result.toolCallId}"`);
         else resultsById.set(result.toolCallId, result);
       }
     }
@@ -110,7 +148,8 @@ export function repairTranscript(messages: readonly Message[]): TranscriptRepair
     const message = messages[i]!;
     if (message.role === 'tool') {
       for (const result of message.results) {
-        if (!callIds.has(result.toolCallId)) fixes.push(`dropped orphan result "${result.toolCallId}" (${result.toolName})`);
+        if (!callIds.has(result.toolCallId))
+          fixes.push(`dropped orphan result "${result.toolCallId}" (${result.toolName})`);
       }
       continue; // re-emitted next to its assistant turn below
     }
@@ -134,9 +173,12 @@ export function repairTranscript(messages: readonly Message[]): TranscriptRepair
       }
       const next = messages[i + 1];
       if (next?.role === 'tool') {
-        const original = next.results.filter((r) => callIds.has(r.toolCallId)).map((r) => r.toolCallId);
+        const original = next.results
+          .filter((r) => callIds.has(r.toolCallId))
+          .map((r) => r.toolCallId);
         const wanted = results.map((r) => r.toolCallId).filter((id) => original.includes(id));
-        if (original.join('\n') !== wanted.join('\n') && new Set(original).size === original.length) fixes.push('put tool results in call order');
+        if (original.join('\n') !== wanted.join('\n') && new Set(original).size === original.length)
+          fixes.push('put tool results in call order');
       }
       const toolMessage: ToolMessage = { role: 'tool', results };
       out.push(toolMessage);
@@ -146,12 +188,16 @@ export function repairTranscript(messages: readonly Message[]): TranscriptRepair
 }
 
 /** The tool calls of the last assistant turn that have no result yet. */
-export function pendingToolCalls(messages: readonly Message[]): NonNullable<AssistantMessage['toolCalls']> {
+export function pendingToolCalls(
+  messages: readonly Message[],
+): NonNullable<AssistantMessage['toolCalls']> {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
     if (message.role === 'assistant') {
       const answered = new Set(
-        messages.slice(i + 1).flatMap((m) => (m.role === 'tool' ? m.results.map((r) => r.toolCallId) : [])),
+        messages
+          .slice(i + 1)
+          .flatMap((m) => (m.role === 'tool' ? m.results.map((r) => r.toolCallId) : [])),
       );
       return (message.toolCalls ?? []).filter((call) => !answered.has(call.id));
     }
