@@ -35,6 +35,8 @@ export interface FakeProvider {
   push(...turns: FakeTurn[]): void;
   /** How many pushed turns no request has consumed yet. */
   readonly pendingTurns: number;
+  /** Forgets unconsumed turns and recorded requests (between tests). */
+  reset(): void;
   /** The body of the most recent request (throws when there is none). */
   lastBody(): Record<string, unknown>;
   /** Stops the server, dropping open connections (hanging and stalled answers included). */
@@ -193,6 +195,10 @@ export async function startFakeProvider(options: StartFakeProviderOptions): Prom
     },
     get pendingTurns() {
       return turns.length;
+    },
+    reset() {
+      turns.length = 0;
+      requests.length = 0;
     },
     lastBody() {
       const last = requests.at(-1);

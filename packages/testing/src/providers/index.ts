@@ -12,3 +12,16 @@ export type {
   RecordedRequest,
 } from './fake-turn.js';
 export { wireFixture, wireFixtureJson, wireFixtureNames } from './wire-fixtures.js';
+export {
+  runChatModelContract,
+  collectCheckedStream,
+  comparableResponse,
+  CONTRACT_TOOLS,
+} from './chat-model-contract.js';
+export type { ChatModelContractOptions } from './chat-model-contract.js';
+export { WIRE_EXPECTATIONS } from './contract-wire-expectations.js';
+export type {
+  WireExpectations,
+  ExpectedContinuation,
+  FixtureExpectation,
+} from './contract-wire-expectations.js';
