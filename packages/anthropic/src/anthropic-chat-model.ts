@@ -1,0 +1,260 @@
+import { APIError, type Anthropic } from '@anthropic-ai/sdk';
+import {
+  CancelledError,
+  StreamProtocolError,
+  ToolwireError,
+  errorMessage,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatStreamPart,
+  type ChatWarning,
+  type ModelCapabilities,
+} from '@toolwire/schema';
+import { convertToAnthropicMessages } from './anthropic-convert-messages.js';
+import { mapAnthropicError } from './anthropic-errors.js';
+import { guard, guardStream } from './anthropic-stream-guard.js';
+import { prepareAnthropicTools, type PreparedTools } from './anthropic-prepare-tools.js';
+import { finishAnthropicResponse } from './anthropic-response.js';
+import {
+  AnthropicStreamAccumulator,
+  type AnthropicStreamEvent,
+} from './anthropic-stream-accumulator.js';
+import type { AnthropicMessage, AnthropicRequestBody } from './anthropic-wire.js';
+
+/** `max_tokens` is required by the Messages API; this is sent when nothing else says. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+/** A stream that sends nothing (not even `ping`) for this long is treated as dropped. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+
+export type AnthropicThinkingSetting =
+  { type: 'enabled'; budgetTokens: number } | { type: 'adaptive' } | { type: 'disabled' };
+
+export interface AnthropicModelSettings {
+  /** Default `max_tokens` when a request does not set `maxOutputTokens` (default 4096). */
+  maxOutputTokens?: number;
+  /** Extended thinking. Thinking blocks come back in `reasoning` and must be resent verbatim. */
+  thinking?: AnthropicThinkingSetting;
+  /** Fail a stream (and a request still waiting for its first byte) after this much silence. */
+  idleTimeoutMs?: number;
+}
+
+export interface AnthropicChatModelConfig {
+  client: () => Anthropic;
+  settings: AnthropicModelSettings;
+}
+
+interface PreparedRequest {
+  body: AnthropicRequestBody;
+  prepared: PreparedTools;
+  warnings: ChatWarning[];
+  toolNames: string[];
+}
+
+/** A `ChatModel` over the Anthropic Messages API, through the official SDK. */
+export class AnthropicChatModel implements ChatModel {
+  readonly provider = 'anthropic';
+  readonly capabilities: ModelCapabilities = {
+    toolCalling: true,
+    parallelToolCalls: true,
+    streamingToolCalls: true,
+    toolChoice: { auto: true, none: true, required: true, specific: true },
+    imagesInToolResults: true,
+    imagesInUserMessages: true,
+    strictSchemas: false,
+    structuredOutput: 'tool',
+    streamingUsage: true,
+  };
+
+  constructor(
+    readonly modelId: string,
+    private readonly config: AnthropicChatModelConfig,
+  ) {}
+
+  /** The exact request body `generate`/`stream` would send (without `stream`), and its warnings. */
+  buildRequest(request: ChatRequest): { body: AnthropicRequestBody; warnings: ChatWarning[] } {
+    const { body, warnings } = this.prepare(request);
+    return { body, warnings };
+  }
+
+  async generate(request: ChatRequest): Promise<ChatResponse> {
+    const prepared = this.prepare(request);
+    throwIfAborted(request.signal);
+    try {
+      const message = (await this.config
+        .client()
+        .messages.create(
+          prepared.body as unknown as Anthropic.MessageCreateParamsNonStreaming,
+          requestOptions(request, request.signal),
+        )) as unknown as AnthropicMessage;
+      return finishAnthropicResponse(message, {
+        modelId: this.modelId,
+        prepared: prepared.prepared,
+        warnings: prepared.warnings,
+      });
+    } catch (error) {
+      throw mapAnthropicError(error, {
+        toolNames: prepared.toolNames,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    }
+  }
+
+  async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+    const prepared = this.prepare(request);
+    throwIfAborted(request.signal);
+    const idleMs = this.config.settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(request.signal?.reason);
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    const stall = () =>
+      new StreamProtocolError({
+        provider: this.provider,
+        message: `Anthropic sent no response for ${idleMs} ms (stalled connection)`,
+      });
+    let receiving = false;
+    try {
+      for (const warning of prepared.warnings) yield { type: 'warning', warning };
+      const events = await guard(
+        this.config
+          .client()
+          .messages.create(
+            { ...prepared.body, stream: true } as unknown as Anthropic.MessageCreateParamsStreaming,
+            requestOptions(request, controller.signal),
+          ),
+        idleMs,
+        request.signal,
+        () => {
+          controller.abort();
+          return stall();
+        },
+      );
+      receiving = true;
+      const hidden = new Set(
+        prepared.prepared.responseTool ? [prepared.prepared.responseTool.name] : [],
+      );
+      const accumulator = new AnthropicStreamAccumulator(hidden);
+      const guarded = guardStream(events as AsyncIterable<unknown>, {
+        idleMs,
+        signal: request.signal,
+        onStop: () => controller.abort(),
+        provider: this.provider,
+      });
+      for await (const event of guarded) {
+        for (const part of accumulator.push(event as AnthropicStreamEvent)) yield part;
+        if (accumulator.done) break;
+      }
+      for (const part of accumulator.end()) yield part;
+      // The SDK ends a stream quietly when it is aborted; tell that apart from a dropped stream.
+      throwIfAborted(request.signal);
+      const response = finishAnthropicResponse(accumulator.message(), {
+        modelId: this.modelId,
+        prepared: prepared.prepared,
+        warnings: prepared.warnings,
+      });
+      for (const warning of response.warnings.slice(prepared.warnings.length))
+        yield { type: 'warning', warning };
+      yield { type: 'finish', response };
+    } catch (error) {
+      if (
+        receiving &&
+        !ToolwireError.isInstance(error) &&
+        !(error instanceof APIError) &&
+        !request.signal?.aborted
+      ) {
+        // The body broke off mid-stream (socket closed, "terminated"): a dropped stream.
+        throw new StreamProtocolError({
+          provider: this.provider,
+          message: `the Anthropic stream broke off: ${errorMessage(error)}`,
+          cause: error,
+        });
+      }
+      throw mapAnthropicError(error, {
+        toolNames: prepared.toolNames,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    } finally {
+      request.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private prepare(request: ChatRequest): PreparedRequest {
+    if (!Array.isArray(request.messages))
+      throw new TypeError('request.messages must be an array of messages');
+    const settings = this.config.settings;
+    const raw = { ...(request.providerOptions?.anthropic ?? {}) };
+    const thinking =
+      raw.thinking !== undefined
+        ? (raw.thinking as AnthropicRequestBody['thinking'])
+        : thinkingParam(settings.thinking);
+    delete raw.thinking;
+    const thinkingOn = thinking !== undefined && thinking.type !== 'disabled';
+
+    const prepared = prepareAnthropicTools({
+      tools: request.tools,
+      toolChoice: request.toolChoice,
+      parallelToolCalls: request.parallelToolCalls,
+      responseFormat: request.responseFormat,
+      thinking: thinkingOn,
+    });
+    const prompt = convertToAnthropicMessages(request.messages);
+
+    const explicitMax = request.maxOutputTokens ?? settings.maxOutputTokens;
+    let maxTokens = explicitMax ?? DEFAULT_MAX_OUTPUT_TOKENS;
+    const budget = typeof thinking?.budget_tokens === 'number' ? thinking.budget_tokens : undefined;
+    if (budget !== undefined && maxTokens <= budget) {
+      if (explicitMax !== undefined) {
+        throw new TypeError(
+          `maxOutputTokens (${explicitMax}) must be greater than the thinking budget (${budget}): Anthropic counts thinking in max_tokens`,
+        );
+      }
+      maxTokens = budget + DEFAULT_MAX_OUTPUT_TOKENS;
+    }
+
+    const body: AnthropicRequestBody = {
+      model: this.modelId,
+      max_tokens: maxTokens,
+      ...(prompt.system !== undefined ? { system: prompt.system } : {}),
+      messages: prompt.messages,
+      ...(prepared.tools ? { tools: prepared.tools } : {}),
+      ...(prepared.toolChoice ? { tool_choice: prepared.toolChoice } : {}),
+      ...(thinking !== undefined ? { thinking } : {}),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.topP !== undefined ? { top_p: request.topP } : {}),
+      ...(request.stopSequences !== undefined ? { stop_sequences: request.stopSequences } : {}),
+      ...raw,
+    };
+    return {
+      body,
+      prepared,
+      warnings: [...prepared.warnings, ...prompt.warnings],
+      toolNames: (prepared.tools ?? []).map((tool) => tool.name),
+    };
+  }
+}
+
+function thinkingParam(
+  setting: AnthropicThinkingSetting | undefined,
+): AnthropicRequestBody['thinking'] {
+  if (!setting) return undefined;
+  if (setting.type === 'enabled') return { type: 'enabled', budget_tokens: setting.budgetTokens };
+  return { type: setting.type };
+}
+
+function requestOptions(
+  request: ChatRequest,
+  signal: AbortSignal | undefined,
+): Anthropic.RequestOptions {
+  return {
+    ...(signal ? { signal } : {}),
+    ...(request.headers ? { headers: request.headers } : {}),
+  };
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted)
+    throw new CancelledError({
+      message: 'The Anthropic request was aborted',
+      cause: signal.reason,
+    });
+}

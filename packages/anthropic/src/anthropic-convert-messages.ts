@@ -1,0 +1,209 @@
+import {
+  parseToolArguments,
+  repairTranscript,
+  toolCallArgumentsObject,
+  toolResultText,
+  validateTranscript,
+  type AssistantMessage,
+  type ChatWarning,
+  type ImagePart,
+  type Message,
+  type ToolResult,
+  type UserContentPart,
+} from '@toolwire/schema';
+import type {
+  AnthropicContentBlockParam,
+  AnthropicImageBlockParam,
+  AnthropicImageMediaType,
+  AnthropicMessageParam,
+  AnthropicTextBlockParam,
+  AnthropicToolResultBlockParam,
+} from './anthropic-wire.js';
+
+const IMAGE_MEDIA_TYPES = new Set<string>(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+export interface AnthropicPrompt {
+  system?: string;
+  messages: AnthropicMessageParam[];
+  warnings: ChatWarning[];
+}
+
+/**
+ * Converts a provider-neutral transcript to Anthropic's: system messages go to `system`; an
+ * assistant turn is resent as thinking blocks (verbatim, with signatures), text, then `tool_use`;
+ * the results of a turn become ONE user message that starts with every `tool_result` in call
+ * order (`is_error` on failures, images inside the result), followed by any user text that comes
+ * next. A transcript providers would reject is repaired first, and each fix reported.
+ */
+export function convertToAnthropicMessages(input: readonly Message[]): AnthropicPrompt {
+  const warnings: ChatWarning[] = [];
+  let messages = input;
+  if (validateTranscript(input).length > 0) {
+    const repair = repairTranscript(input);
+    messages = repair.messages;
+    for (const fix of repair.fixes) warnings.push({ type: 'transcript-repaired', message: fix });
+  }
+
+  const system: string[] = [];
+  const out: AnthropicMessageParam[] = [];
+  // The call order of the last assistant turn, so results are sent in exactly that order.
+  let lastCallOrder: string[] = [];
+
+  const pushUserBlocks = (blocks: AnthropicContentBlockParam[], mergeIntoToolResults: boolean) => {
+    const last = out[out.length - 1];
+    if (
+      mergeIntoToolResults &&
+      last?.role === 'user' &&
+      Array.isArray(last.content) &&
+      last.content[0]?.type === 'tool_result'
+    ) {
+      last.content.push(...blocks);
+      return;
+    }
+    out.push({ role: 'user', content: blocks });
+  };
+
+  for (const [index, message] of messages.entries()) {
+    switch (message.role) {
+      case 'system':
+        system.push(message.content);
+        break;
+      case 'user': {
+        const blocks =
+          typeof message.content === 'string'
+            ? [{ type: 'text' as const, text: message.content }]
+            : message.content.map((part) => userPart(part, warnings, `messages[${index}]`));
+        const previous = out[out.length - 1];
+        const afterToolResults =
+          previous?.role === 'user' &&
+          Array.isArray(previous.content) &&
+          previous.content[0]?.type === 'tool_result';
+        if (!afterToolResults && typeof message.content === 'string')
+          out.push({ role: 'user', content: message.content });
+        else pushUserBlocks(blocks, true);
+        break;
+      }
+      case 'assistant': {
+        const blocks = assistantBlocks(message, warnings);
+        lastCallOrder = (message.toolCalls ?? []).map((call) => call.id);
+        if (blocks.length > 0) out.push({ role: 'assistant', content: blocks });
+        break;
+      }
+      case 'tool': {
+        const order = new Map(lastCallOrder.map((id, position) => [id, position]));
+        const results = [...message.results].sort(
+          (a, b) =>
+            (order.get(a.toolCallId) ?? Number.MAX_SAFE_INTEGER) -
+            (order.get(b.toolCallId) ?? Number.MAX_SAFE_INTEGER),
+        );
+        out.push({
+          role: 'user',
+          content: results.map((result) => toolResultBlock(result, warnings)),
+        });
+        break;
+      }
+    }
+  }
+
+  return { ...(system.length > 0 ? { system: system.join('\n\n') } : {}), messages: out, warnings };
+}
+
+function userPart(
+  part: UserContentPart,
+  warnings: ChatWarning[],
+  path: string,
+): AnthropicTextBlockParam | AnthropicImageBlockParam {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  return imageBlock(part) ?? imageFallback(part, warnings, path);
+}
+
+function imageBlock(part: ImagePart): AnthropicImageBlockParam | undefined {
+  if (!IMAGE_MEDIA_TYPES.has(part.mediaType)) return undefined;
+  return {
+    type: 'image',
+    source: {
+      type: 'base64',
+      media_type: part.mediaType as AnthropicImageMediaType,
+      data: part.data,
+    },
+  };
+}
+
+function imageFallback(
+  part: ImagePart,
+  warnings: ChatWarning[],
+  where: string,
+): AnthropicTextBlockParam {
+  warnings.push({
+    type: 'image-as-text',
+    message: `${where}: Anthropic accepts only image/jpeg, image/png, image/gif and image/webp; a ${part.mediaType} image was replaced by a text placeholder`,
+  });
+  return { type: 'text', text: `[image: ${part.mediaType}, not shown: unsupported image type]` };
+}
+
+function assistantBlocks(
+  message: AssistantMessage,
+  warnings: ChatWarning[],
+): AnthropicContentBlockParam[] {
+  const blocks: AnthropicContentBlockParam[] = [];
+  for (const reasoning of message.reasoning ?? []) {
+    if (reasoning.redactedData !== undefined)
+      blocks.push({ type: 'redacted_thinking', data: reasoning.redactedData });
+    else if (reasoning.signature !== undefined)
+      blocks.push({ type: 'thinking', thinking: reasoning.text, signature: reasoning.signature });
+    else {
+      // Unsigned reasoning comes from another provider; Anthropic rejects thinking it did not sign.
+      warnings.push({
+        type: 'transcript-repaired',
+        message: 'dropped unsigned reasoning (from another provider) that Anthropic would reject',
+      });
+    }
+  }
+  if (message.content !== '') blocks.push({ type: 'text', text: message.content });
+  for (const call of message.toolCalls ?? []) {
+    blocks.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.name,
+      input: replayInput(call.name, call.arguments),
+    });
+  }
+  return blocks;
+}
+
+/**
+ * `tool_use.input` must be an object. Arguments from another provider may be JSON text; text that
+ * does not parse even after repair is replayed as `{}` (the call's result already told the model
+ * its arguments were invalid, so nothing is executed from this value).
+ */
+function replayInput(toolName: string, raw: unknown): Record<string, unknown> {
+  const direct = toolCallArgumentsObject({ id: '', name: toolName, arguments: raw });
+  if (direct) return direct;
+  const repaired = parseToolArguments({ type: 'object' }, raw, { toolName });
+  return repaired.success ? repaired.value : {};
+}
+
+function toolResultBlock(
+  result: ToolResult,
+  warnings: ChatWarning[],
+): AnthropicToolResultBlockParam {
+  const content: Array<AnthropicTextBlockParam | AnthropicImageBlockParam> = [];
+  for (const part of result.content) {
+    if (part.type === 'image') {
+      content.push(
+        imageBlock(part) ?? imageFallback(part, warnings, `tool result "${result.toolCallId}"`),
+      );
+    } else {
+      content.push({ type: 'text', text: toolResultText({ ...result, content: [part] }) });
+    }
+  }
+  const block: AnthropicToolResultBlockParam = {
+    type: 'tool_result',
+    tool_use_id: result.toolCallId,
+  };
+  if (content.length === 1 && content[0]!.type === 'text' && !result.isError)
+    block.content = content[0]!.text;
+  else if (content.length > 0) block.content = content;
+  if (result.isError) block.is_error = true;
+  return block;
+}

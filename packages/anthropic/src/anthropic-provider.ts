@@ -1,0 +1,44 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { AnthropicChatModel, type AnthropicModelSettings } from './anthropic-chat-model.js';
+
+export interface AnthropicProviderOptions {
+  /** Defaults to the `ANTHROPIC_API_KEY` environment variable (read by the SDK). */
+  apiKey?: string;
+  /** Defaults to `https://api.anthropic.com` (or `ANTHROPIC_BASE_URL`). */
+  baseURL?: string;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /** A custom fetch (proxies, tests, edge runtimes). */
+  fetch?: typeof fetch;
+  /**
+   * SDK-level retries (default 0). Toolwire reports retryable failures as typed errors with
+   * `retryable` and `retryAfterMs`, so the caller's loop decides; two retry layers multiply.
+   */
+  maxRetries?: number;
+}
+
+export type AnthropicProvider = (
+  modelId: string,
+  settings?: AnthropicModelSettings,
+) => AnthropicChatModel;
+
+/**
+ * Creates the Anthropic provider: `createAnthropic({ apiKey })('claude-sonnet-4-5')` is a
+ * `ChatModel`. The SDK client is created on first use and shared by the provider's models.
+ */
+export function createAnthropic(options: AnthropicProviderOptions = {}): AnthropicProvider {
+  let client: Anthropic | undefined;
+  const getClient = () =>
+    (client ??= new Anthropic({
+      ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+      ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+      ...(options.headers !== undefined ? { defaultHeaders: options.headers } : {}),
+      ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+      maxRetries: options.maxRetries ?? 0,
+    }));
+  return (modelId, settings = {}) => {
+    if (typeof modelId !== 'string' || modelId.trim() === '')
+      throw new TypeError('modelId must be a non-empty string, e.g. "claude-sonnet-4-5"');
+    return new AnthropicChatModel(modelId, { client: getClient, settings });
+  };
+}

@@ -1,0 +1,148 @@
+import {
+  parseToolArguments,
+  toolChoiceViolation,
+  type ChatResponse,
+  type ChatWarning,
+  type FinishReason,
+  type ReasoningPart,
+  type ToolCall,
+  type Usage,
+} from '@toolwire/schema';
+import type { PreparedTools } from './anthropic-prepare-tools.js';
+import type { AnthropicMessage, AnthropicUsage } from './anthropic-wire.js';
+
+/** Anthropic `stop_reason` → the normalised finish reason. */
+export function mapAnthropicStopReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool-calls';
+    case 'refusal':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
+
+/**
+ * Normalised usage. Anthropic's `input_tokens` excludes cache reads and writes; `inputTokens` here
+ * is every input token (like OpenAI's `prompt_tokens`), with the cached and cache-written shares
+ * reported separately.
+ */
+export function mapAnthropicUsage(usage: AnthropicUsage | undefined): Usage {
+  const cacheRead = usage?.cache_read_input_tokens ?? undefined;
+  const cacheWrite = usage?.cache_creation_input_tokens ?? undefined;
+  const inputTokens = (usage?.input_tokens ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0);
+  const outputTokens = usage?.output_tokens ?? 0;
+  const reasoning = usage?.output_tokens_details?.thinking_tokens ?? undefined;
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: inputTokens + outputTokens,
+    ...(cacheRead !== undefined ? { cachedInputTokens: cacheRead } : {}),
+    ...(cacheWrite !== undefined ? { cacheWriteInputTokens: cacheWrite } : {}),
+    ...(reasoning !== undefined ? { reasoningTokens: reasoning } : {}),
+  };
+}
+
+export interface FinishContext {
+  modelId: string;
+  prepared: PreparedTools;
+  /** Warnings gathered while building the request. */
+  warnings: ChatWarning[];
+}
+
+/**
+ * Turns a whole Anthropic message (from `messages.create` or assembled from a stream) into the
+ * normalised response. Both paths end here, which is why streaming and non-streaming agree.
+ */
+export function finishAnthropicResponse(
+  message: AnthropicMessage,
+  context: FinishContext,
+): ChatResponse {
+  const warnings = [...context.warnings];
+  let text = '';
+  const reasoning: ReasoningPart[] = [];
+  let toolCalls: ToolCall[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text' && typeof block.text === 'string') text += block.text;
+    else if (block.type === 'thinking') {
+      reasoning.push({
+        type: 'reasoning',
+        text: String(block.thinking ?? ''),
+        signature: String(block.signature ?? ''),
+      });
+    } else if (block.type === 'redacted_thinking') {
+      reasoning.push({ type: 'reasoning', text: '', redactedData: String(block.data ?? '') });
+    } else if (block.type === 'tool_use') {
+      toolCalls.push({
+        id: String(block.id),
+        name: String(block.name),
+        arguments: block.input ?? {},
+      });
+    }
+  }
+
+  const rawFinishReason = message.stop_reason ?? undefined;
+  let finishReason = mapAnthropicStopReason(rawFinishReason);
+  let object: unknown;
+  let hasObject = false;
+  const responseTool = context.prepared.responseTool;
+  if (responseTool) {
+    const call = toolCalls.find((candidate) => candidate.name === responseTool.name);
+    toolCalls = toolCalls.filter((candidate) => candidate.name !== responseTool.name);
+    // With thinking on the tool cannot be forced, so a JSON answer in text is accepted too.
+    const raw = call ? call.arguments : text.trim() !== '' ? text : undefined;
+    if (raw !== undefined) {
+      const parsed = parseToolArguments(responseTool.schema, raw, {
+        toolName: responseTool.name,
+        outputTruncated: finishReason === 'length',
+      });
+      if (!parsed.success) throw parsed.error;
+      object = parsed.value;
+      hasObject = true;
+      if (parsed.repaired) {
+        warnings.push({
+          type: 'arguments-repaired',
+          toolName: responseTool.name,
+          message: `structured output repaired: ${parsed.repairs.join('; ')}`,
+        });
+      }
+      if (call && toolCalls.length === 0 && finishReason === 'tool-calls') finishReason = 'stop';
+    } else {
+      warnings.push({
+        type: 'other',
+        toolName: responseTool.name,
+        message:
+          'structured output was requested but the model produced neither the response tool call nor text',
+      });
+    }
+  }
+
+  const wanted = context.prepared.downgradedFrom;
+  if (wanted !== undefined && !responseTool) {
+    const violation = toolChoiceViolation(
+      wanted,
+      toolCalls.map((call) => call.name),
+    );
+    if (violation) warnings.push({ type: 'tool-choice-ignored', message: violation });
+  }
+
+  return {
+    text,
+    toolCalls,
+    finishReason,
+    ...(rawFinishReason !== undefined ? { rawFinishReason } : {}),
+    usage: mapAnthropicUsage(message.usage),
+    ...(reasoning.length > 0 ? { reasoning } : {}),
+    ...(hasObject ? { object } : {}),
+    warnings,
+    modelId: message.model ?? context.modelId,
+    ...(message.id !== undefined ? { responseId: message.id } : {}),
+  };
+}
