@@ -1,0 +1,167 @@
+// The JavaScript that runs inside the sandbox before the script: it builds `tools`, the plain
+// tool globals, `console` and the read-only globals, then runs the script and reports its outcome.
+// Both engines evaluate it to a factory `(call, log, configJson) => finish`, so the bridge functions
+// live only in this closure and never on the guest's global object.
+//
+// This file is loaded by the worker and child-process runners through Node's type stripping in
+// development, so it uses erasable TypeScript only.
+
+/** What the harness is told about the run (sent into the guest as JSON). */
+export interface HarnessConfig {
+  functions: string[];
+  globals: Record<string, unknown>;
+  maxResultBytes: number;
+}
+
+/** What a guest failure looks like when it leaves the sandbox. */
+export interface GuestError {
+  name: string;
+  message: string;
+  stack?: string;
+  /** The guest threw something that is not an Error object (a string, null, …). */
+  thrown?: 'null' | 'undefined' | 'primitive' | 'object';
+  tool?: string;
+  category?: string;
+  /** The result was not JSON-serialisable, or too large. */
+  resultProblem?: 'not-json' | 'too-large';
+  resultBytes?: number;
+}
+
+/**
+ * The guest's outcome string: `"1"` + the result's JSON (nothing after the `1` for undefined),
+ * or `"0"` + a `GuestError` as JSON.
+ */
+export type GuestOutcome = string;
+
+export const harnessSource = String.raw`(function (call, log, configJson) {
+  'use strict';
+  const g = globalThis;
+  const parse = JSON.parse;
+  const config = parse(configJson);
+  const stringify = JSON.stringify;
+  const StringCtor = String;
+  const ErrorCtor = Error;
+  const defineProperty = Object.defineProperty;
+  const freeze = Object.freeze;
+  const create = Object.create;
+  const toolErrors = new WeakSet();
+  const weakAdd = WeakSet.prototype.add;
+  const weakHas = WeakSet.prototype.has;
+  const apply = Reflect.apply;
+  const join = Array.prototype.join;
+  const map = Array.prototype.map;
+  // Shared memory and WebAssembly are ways around the engine's memory limit and into timing
+  // attacks; tool orchestration needs neither.
+  for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly']) {
+    try {
+      delete g[name];
+    } catch (_) {
+      // not configurable in this engine: leave it
+    }
+  }
+
+  function safeString(value) {
+    try {
+      return StringCtor(value);
+    } catch (_) {
+      return '[unprintable]';
+    }
+  }
+  function format(value) {
+    if (typeof value === 'string') return value;
+    if (value instanceof ErrorCtor) return safeString(value.name) + ': ' + safeString(value.message);
+    if (typeof value === 'object' && value !== null) {
+      try {
+        const text = stringify(value);
+        if (text !== undefined) return text;
+      } catch (_) {
+        // fall through to String()
+      }
+    }
+    return safeString(value);
+  }
+  function makeLogger(level) {
+    return function () {
+      const parts = apply(map, arguments, [format]);
+      log(level, apply(join, parts, [' ']));
+    };
+  }
+  const consoleObject = create(null);
+  for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+    defineProperty(consoleObject, level, { value: makeLogger(level), enumerable: true });
+  }
+  defineProperty(g, 'console', { value: freeze(consoleObject), writable: true, configurable: true });
+
+  const tools = create(null);
+  for (const name of config.functions) {
+    const fn = async function (args) {
+      const argsJson = args === undefined ? undefined : stringify(args);
+      const envelope = parse(await call(name, argsJson));
+      if (envelope.ok) return envelope.value;
+      const error = new ErrorCtor(envelope.message);
+      defineProperty(error, 'name', { value: 'ToolError', configurable: true, writable: true });
+      defineProperty(error, 'tool', { value: name, enumerable: true });
+      defineProperty(error, 'category', { value: envelope.category, enumerable: true });
+      apply(weakAdd, toolErrors, [error]);
+      throw error;
+    };
+    defineProperty(tools, name, { value: fn, enumerable: true });
+    if (/^[A-Za-z_$][\w$]*$/.test(name) && !(name in g)) {
+      try {
+        defineProperty(g, name, { value: fn, writable: true, configurable: true });
+      } catch (_) {
+        // a reserved word or a non-configurable global: reachable through tools only
+      }
+    }
+  }
+  defineProperty(g, 'tools', { value: freeze(tools), writable: true, configurable: true });
+  for (const key of Object.keys(config.globals)) {
+    defineProperty(g, key, { value: config.globals[key], writable: false, configurable: false });
+  }
+
+  function describe(error) {
+    try {
+      if (error === null) return { name: 'Error', message: 'null', thrown: 'null' };
+      if (error === undefined) return { name: 'Error', message: 'undefined', thrown: 'undefined' };
+      if (typeof error !== 'object' && typeof error !== 'function') {
+        return { name: 'Error', message: safeString(error), thrown: 'primitive' };
+      }
+      const out = {
+        name: safeString(error.name),
+        message: safeString(error.message),
+        stack: typeof error.stack === 'string' ? error.stack : undefined,
+      };
+      if (!(error instanceof ErrorCtor) && !apply(weakHas, toolErrors, [error])) out.thrown = 'object';
+      if (apply(weakHas, toolErrors, [error])) {
+        out.tool = error.tool;
+        out.category = error.category;
+      }
+      return out;
+    } catch (_) {
+      return { name: 'Error', message: 'an error that could not be read', thrown: 'object' };
+    }
+  }
+
+  return async function finish(main) {
+    let value;
+    try {
+      value = await main();
+    } catch (error) {
+      return '0' + stringify(describe(error));
+    }
+    if (value === undefined) return '1';
+    let json;
+    try {
+      json = stringify(value);
+    } catch (error) {
+      const described = describe(error);
+      described.resultProblem = 'not-json';
+      return '0' + stringify(described);
+    }
+    if (json === undefined) return '1';
+    if (json.length > config.maxResultBytes) {
+      return '0' + stringify({ name: 'Error', message: 'result too large', resultProblem: 'too-large', resultBytes: json.length });
+    }
+    return '1' + json;
+  };
+})`;

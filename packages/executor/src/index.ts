@@ -1,0 +1,18 @@
+export { createQuickJSExecutor } from './quickjs-executor.js';
+export type { QuickJSExecutorOptions } from './quickjs-executor.js';
+export { defaultLimits, resolveLimits } from './limits.js';
+export type { ExecutionLimits } from './limits.js';
+export { ExecutionError, InvalidRunOptionsError, ExecutorClosedError } from './errors.js';
+export type {
+  Executor,
+  RunOptions,
+  RunResult,
+  RunStats,
+  HostFunction,
+  HostFunctionContext,
+  LogEntry,
+  LogLevel,
+  ToolCallRecord,
+  ExecutionErrorInfo,
+  ExecutionErrorKind,
+} from './types.js';

@@ -1,0 +1,127 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { ExecutorClosedError, InvalidRunOptionsError } from './errors.js';
+import { resolveLimits } from './limits.js';
+import type { ExecutionLimits } from './limits.js';
+import type { RunnerMessage } from './protocol.js';
+import { runScript } from './run-script.js';
+import { RunnerPool } from './runner-pool.js';
+import type { RunnerChannel } from './runner-pool.js';
+import type { Executor, RunOptions, RunResult } from './types.js';
+
+export interface QuickJSExecutorOptions {
+  /** Worker threads in the pool (default: min(2, CPU cores)). Runs beyond it wait in a queue. */
+  poolSize?: number;
+  /** Defaults for every run; per-run `limits` override them. */
+  limits?: Partial<ExecutionLimits>;
+  /** How long a stopped worker gets to report before it is terminated and replaced (default 250 ms). */
+  stopGraceMs?: number;
+}
+
+/**
+ * The default executor: QuickJS compiled to WebAssembly, in a pool of worker threads. Each run gets
+ * a fresh QuickJS runtime, so nothing a script does survives into the next run, and a busy script
+ * never blocks the host's event loop.
+ */
+export function createQuickJSExecutor(options: QuickJSExecutorOptions = {}): Executor {
+  const poolSize = checkPoolSize(options.poolSize);
+  const baseLimits = options.limits;
+  resolveLimits(baseLimits);
+  const stopGraceMs = options.stopGraceMs ?? 250;
+  const pool = new RunnerPool(poolSize, () => spawnQuickJSWorker(resolveLimits(baseLimits)));
+  let closed = false;
+  return {
+    name: 'quickjs',
+    async run(script: string, runOptions: RunOptions = {}): Promise<RunResult> {
+      if (closed) throw new ExecutorClosedError({ executor: 'quickjs' });
+      return runScript({ pool, script, options: runOptions, baseLimits, stopGraceMs });
+    },
+    async close(): Promise<void> {
+      closed = true;
+      await pool.close();
+    },
+  };
+}
+
+export function checkPoolSize(poolSize: number | undefined): number {
+  if (poolSize === undefined) return Math.max(1, Math.min(2, availableParallelism()));
+  if (!Number.isSafeInteger(poolSize) || poolSize < 1) {
+    throw new InvalidRunOptionsError({
+      path: 'poolSize',
+      message: `expected an integer >= 1, got ${String(poolSize)}`,
+    });
+  }
+  return poolSize;
+}
+
+/**
+ * In the published package this module is bundled into dist/index.js next to dist/quickjs-worker.js;
+ * from source (tests, the `@toolwire/source` condition) it is src/quickjs-executor.ts next to
+ * src/quickjs-worker.ts, which Node runs through its built-in type stripping.
+ */
+export function siblingEntry(base: string): URL {
+  const fromSource = import.meta.url.endsWith('.ts');
+  return new URL(`./${base}${fromSource ? '.ts' : '.js'}`, import.meta.url);
+}
+
+function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
+  const heapMb = Math.ceil(limits.memoryBytes / 1024 / 1024);
+  const worker = new Worker(siblingEntry('quickjs-worker'), {
+    // The guest heap lives in WebAssembly memory; the V8 heap of the worker only holds glue and
+    // strings in transit, bounded here so a bug in the glue cannot take the host down.
+    resourceLimits: {
+      maxOldGenerationSizeMb: Math.max(64, heapMb * 2),
+      maxYoungGenerationSizeMb: 16,
+    },
+    stdout: false,
+    stderr: false,
+  });
+  let listener: ((message: RunnerMessage) => void) | undefined;
+  let exitListener: ((error: Error) => void) | undefined;
+  let exited = false;
+  let active = false;
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.on('message', (message: RunnerMessage) => {
+      if (message.type === 'ready') {
+        // Idle workers must not keep the host process alive.
+        if (!active) worker.unref();
+        resolve();
+      } else listener?.(message);
+    });
+    worker.once('error', (error) => {
+      reject(error);
+      if (!exited) {
+        exited = true;
+        exitListener?.(error);
+      }
+    });
+    worker.once('exit', (code) => {
+      const error = new Error(`worker exited with code ${code}`);
+      reject(error);
+      if (!exited) {
+        exited = true;
+        exitListener?.(error);
+      }
+    });
+  });
+  return {
+    ready,
+    sharedStopFlag: true,
+    send: (message) => worker.postMessage(message),
+    onMessage: (next) => {
+      listener = next;
+    },
+    onExit: (next) => {
+      exitListener = next;
+    },
+    setActive: (next) => {
+      active = next;
+      if (next) worker.ref();
+      else worker.unref();
+    },
+    terminate: async () => {
+      exited = true;
+      await worker.terminate();
+    },
+  };
+}

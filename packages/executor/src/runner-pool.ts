@@ -1,0 +1,107 @@
+import type { HostMessage, RunnerMessage } from './protocol.js';
+
+/** One worker thread or child process that runs one script at a time. */
+export interface RunnerChannel {
+  send(message: HostMessage): void;
+  /** Replaces the message listener (one run at a time listens). */
+  onMessage(listener: ((message: RunnerMessage) => void) | undefined): void;
+  /** Called once if the runner dies (crash, exit, termination). */
+  onExit(listener: (error: Error) => void): void;
+  /** Resolves once the runner has loaded its engine. */
+  readonly ready: Promise<void>;
+  /** Whether the runner keeps the host process alive (only while it runs something). */
+  setActive(active: boolean): void;
+  terminate(): Promise<void>;
+  /** True when the runner can cancel a busy engine through shared memory (worker threads). */
+  readonly sharedStopFlag: boolean;
+}
+
+interface PooledRunner {
+  channel: RunnerChannel;
+  dead: boolean;
+}
+
+/**
+ * A fixed-size pool of runners, created lazily. A run borrows a runner and gives it back, or
+ * discards it (after a termination or a memory error) so the next run gets a fresh one.
+ */
+export class RunnerPool {
+  private readonly idle: PooledRunner[] = [];
+  private readonly waiting: Array<{
+    resolve: (runner: PooledRunner) => void;
+    reject: (error: unknown) => void;
+  }> = [];
+  private readonly all = new Set<PooledRunner>();
+  private closed = false;
+
+  private readonly size: number;
+  private readonly spawn: () => RunnerChannel;
+
+  constructor(size: number, spawn: () => RunnerChannel) {
+    this.size = size;
+    this.spawn = spawn;
+  }
+
+  async acquire(): Promise<PooledRunner> {
+    const runner = this.idle.pop();
+    if (runner) return runner;
+    if (this.all.size < this.size) return this.create();
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
+  release(runner: PooledRunner): void {
+    if (runner.dead || this.closed) return this.discard(runner);
+    const next = this.waiting.shift();
+    if (next) next.resolve(runner);
+    else this.idle.push(runner);
+  }
+
+  /** Drops a runner (terminating it) and lets a waiting run create a fresh one. */
+  discard(runner: PooledRunner): void {
+    runner.dead = true;
+    this.all.delete(runner);
+    const index = this.idle.indexOf(runner);
+    if (index >= 0) this.idle.splice(index, 1);
+    void runner.channel.terminate();
+    const next = this.waiting.shift();
+    if (next) this.create().then(next.resolve, next.reject);
+  }
+
+  /** Starts runners up to `count` so the first runs do not pay for engine start-up. */
+  async warm(count = this.size): Promise<void> {
+    const started: PooledRunner[] = [];
+    while (this.all.size < Math.min(count, this.size)) started.push(await this.create());
+    for (const runner of started) this.release(runner);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiting.splice(0)) waiter.reject(new Error('pool closed'));
+    await Promise.all([...this.all].map((runner) => runner.channel.terminate()));
+    this.all.clear();
+    this.idle.length = 0;
+  }
+
+  private async create(): Promise<PooledRunner> {
+    const channel = this.spawn();
+    const runner: PooledRunner = { channel, dead: false };
+    this.all.add(runner);
+    channel.onExit(() => {
+      runner.dead = true;
+      this.all.delete(runner);
+      const index = this.idle.indexOf(runner);
+      if (index >= 0) this.idle.splice(index, 1);
+    });
+    try {
+      await channel.ready;
+    } catch (error) {
+      this.all.delete(runner);
+      runner.dead = true;
+      void channel.terminate();
+      throw error;
+    }
+    return runner;
+  }
+}
+
+export type { PooledRunner };

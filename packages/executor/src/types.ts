@@ -1,0 +1,98 @@
+import type { ToolErrorCategory } from '@toolwire/schema';
+import type { ExecutionLimits } from './limits.js';
+
+/** A function the script may call. Arguments and result cross the boundary as JSON. */
+export type HostFunction = (args: unknown, context: HostFunctionContext) => unknown;
+
+export interface HostFunctionContext {
+  /** Aborted when the run ends (finished, timed out, cancelled) while this call is still running. */
+  signal: AbortSignal;
+}
+
+export interface RunOptions {
+  /**
+   * Host functions by name. Every one is reachable as `tools[name](args)`; names that are valid
+   * identifiers and not already globals are also plain globals (`fs__read_file(args)`).
+   */
+  functions?: Record<string, HostFunction>;
+  /** JSON values exposed as read-only globals; names must be identifiers. */
+  globals?: Record<string, unknown>;
+  limits?: Partial<ExecutionLimits>;
+  signal?: AbortSignal;
+}
+
+export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
+
+export interface LogEntry {
+  level: LogLevel;
+  message: string;
+}
+
+export interface ToolCallRecord {
+  /** 1, 2, 3… in the order the script made the calls. */
+  id: number;
+  name: string;
+  /** The parsed arguments (undefined when the script passed none or they were rejected unparsed). */
+  arguments: unknown;
+  outcome: 'ok' | 'error' | 'cancelled';
+  /** Present when `outcome` is not 'ok'. */
+  error?: { message: string; category: ToolErrorCategory };
+  durationMs: number;
+}
+
+export type ExecutionErrorKind =
+  | 'syntax'
+  | 'runtime'
+  | 'timeout'
+  | 'memory'
+  | 'stack-overflow'
+  | 'source-too-large'
+  | 'output-too-large'
+  | 'too-many-tool-calls'
+  | 'cancelled'
+  | 'tool-failed'
+  | 'internal';
+
+export interface ExecutionErrorInfo {
+  kind: ExecutionErrorKind;
+  /** A sentence a model can act on. */
+  message: string;
+  /** The guest error's name (`TypeError`, `ToolError`, …) when the script threw. */
+  name?: string;
+  /** 1-based position in the script as given. */
+  line?: number;
+  column?: number;
+  /** Stack frames of the script only (host frames are never shown). */
+  stack?: string;
+  /** For `tool-failed`: the tool whose error went uncaught, and its error category. */
+  tool?: string;
+  category?: ToolErrorCategory;
+}
+
+export interface RunStats {
+  toolCalls: number;
+  logBytes: number;
+  /** Bytes of the returned value as JSON (0 when nothing was returned). */
+  resultBytes: number;
+}
+
+export interface RunResult {
+  ok: boolean;
+  /** The value the script returned (parsed from JSON), when `ok`. */
+  value?: unknown;
+  logs: LogEntry[];
+  /** True when console output went over `maxLogBytes`/`maxLogLines` and the rest was dropped. */
+  logsTruncated: boolean;
+  toolCalls: ToolCallRecord[];
+  error?: ExecutionErrorInfo;
+  durationMs: number;
+  stats: RunStats;
+}
+
+export interface Executor {
+  /** 'quickjs', 'isolated-vm', … */
+  readonly name: string;
+  run(script: string, options?: RunOptions): Promise<RunResult>;
+  /** Stops the workers; runs still going end as `cancelled`. */
+  close(): Promise<void>;
+}
