@@ -1,6 +1,7 @@
-import { APIError, type Anthropic } from '@anthropic-ai/sdk';
+import { AnthropicError, APIError, type Anthropic } from '@anthropic-ai/sdk';
 import {
   CancelledError,
+  ConnectionError,
   StreamProtocolError,
   ToolwireError,
   errorMessage,
@@ -93,10 +94,25 @@ export class AnthropicChatModel implements ChatModel {
         warnings: prepared.warnings,
       });
     } catch (error) {
-      throw mapAnthropicError(error, {
+      const mapped = mapAnthropicError(error, {
         toolNames: prepared.toolNames,
         ...(request.signal ? { signal: request.signal } : {}),
       });
+      if (
+        mapped === error &&
+        !ToolwireError.isInstance(error) &&
+        !(error instanceof AnthropicError) &&
+        !request.signal?.aborted
+      ) {
+        // Not an SDK or Toolwire error, and request building ran before `try`: the transport
+        // failed (a body cut short, "terminated").
+        throw new ConnectionError({
+          provider: this.provider,
+          message: `the Anthropic response broke off: ${errorMessage(error)}`,
+          cause: error,
+        });
+      }
+      throw mapped;
     }
   }
 

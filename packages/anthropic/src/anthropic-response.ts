@@ -1,4 +1,5 @@
 import {
+  generateToolCallId,
   parseToolArguments,
   toolChoiceViolation,
   type ChatResponse,
@@ -81,7 +82,8 @@ export function finishAnthropicResponse(
       reasoning.push({ type: 'reasoning', text: '', redactedData: String(block.data ?? '') });
     } else if (block.type === 'tool_use') {
       toolCalls.push({
-        id: String(block.id),
+        id:
+          typeof block.id === 'string' && block.id !== '' ? block.id : generateToolCallId('toolu'),
         name: String(block.name),
         arguments: block.input ?? {},
       });

@@ -1,4 +1,9 @@
-import { StreamProtocolError, type ChatStreamPart, type ToolCall } from '@toolwire/schema';
+import {
+  StreamProtocolError,
+  generateToolCallId,
+  type ChatStreamPart,
+  type ToolCall,
+} from '@toolwire/schema';
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicUsage } from './anthropic-wire.js';
 
 interface OpenBlock {
@@ -160,7 +165,9 @@ export class AnthropicStreamAccumulator {
     } else if (source.type === 'redacted_thinking') {
       block.data = typeof source.data === 'string' ? source.data : '';
     } else if (source.type === 'tool_use') {
-      block.id = String(source.id ?? '');
+      // Some Anthropic-compatible servers send no id; calls still need distinct ones to pair results.
+      block.id =
+        typeof source.id === 'string' && source.id !== '' ? source.id : generateToolCallId('toolu');
       block.name = String(source.name ?? '');
       block.startInput = source.input;
       block.toolIndex = this.toolCount++;

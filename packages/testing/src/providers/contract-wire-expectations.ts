@@ -429,7 +429,7 @@ const anthropic: WireExpectations = {
     {
       fixture: 'anthropic-messages-tools-noargs-stream.sse',
       stream: true,
-      text: '',
+      text: "I'll update the issue list for you.",
       calls: [{ name: 'updateIssueList', arguments: {} }],
       finishReason: 'tool-calls',
     },
