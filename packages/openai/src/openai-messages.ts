@@ -1,0 +1,148 @@
+import {
+  toolCallArgumentsText,
+  type ChatWarning,
+  type ImagePart,
+  type Message,
+  type ToolResult,
+  type ToolResultPart,
+} from '@toolwire/schema';
+
+/** A Chat Completions message as sent on the wire. */
+export type OpenAIWireMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | OpenAIUserContentPart[] }
+  | { role: 'assistant'; content: string | null; tool_calls?: OpenAIWireToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export type OpenAIUserContentPart =
+  { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
+export interface OpenAIWireToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ConvertMessagesOptions {
+  /**
+   * Chat Completions tool messages accept only text. `user-message` (default) sends a tool result's
+   * images in one user message right after the tool messages of that turn (the tool message says
+   * where they went); `text` replaces them with a placeholder, for servers without image input.
+   */
+  imageToolResults: 'user-message' | 'text';
+}
+
+const dataUrl = (image: ImagePart) => `data:${image.mediaType};base64,${image.data}`;
+
+function partText(part: ToolResultPart, imageNote: (part: ImagePart) => string): string {
+  switch (part.type) {
+    case 'text':
+      return part.text;
+    case 'json':
+      return JSON.stringify(part.value);
+    case 'image':
+      return imageNote(part);
+    case 'resource':
+      return part.text ?? `[resource ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}]`;
+  }
+}
+
+function approximateBytes(base64: string): number {
+  return Math.round((base64.length * 3) / 4);
+}
+
+function toolMessageContent(result: ToolResult, imagesMoved: boolean): string {
+  const note = (image: ImagePart) =>
+    imagesMoved
+      ? `[image (${image.mediaType}, ${approximateBytes(image.data)} bytes) attached in the next user message]`
+      : `[image (${image.mediaType}, ${approximateBytes(image.data)} bytes) not shown: this model does not accept images in tool results]`;
+  let text = result.content.map((part) => partText(part, note)).join('\n');
+  if (text === '')
+    text = result.isError ? 'Tool execution failed.' : '(the tool returned no content)';
+  // Chat Completions has no error flag on tool messages, so a failure has to say so in its text.
+  if (result.isError && !text.startsWith('Tool execution failed'))
+    text = `Tool execution failed: ${text}`;
+  return text;
+}
+
+/**
+ * Converts Toolwire messages to Chat Completions messages: assistant tool calls are resent with
+ * arguments as JSON text, each result becomes a `role: "tool"` message with its `tool_call_id`,
+ * in call order, directly after the assistant message (OpenAI rejects anything in between).
+ */
+export function convertMessagesToOpenAI(
+  messages: readonly Message[],
+  options: ConvertMessagesOptions,
+  warnings: ChatWarning[],
+): OpenAIWireMessage[] {
+  const out: OpenAIWireMessage[] = [];
+  messages.forEach((message, index) => {
+    switch (message.role) {
+      case 'system':
+        out.push({ role: 'system', content: message.content });
+        return;
+      case 'user':
+        if (typeof message.content === 'string') {
+          out.push({ role: 'user', content: message.content });
+        } else {
+          out.push({
+            role: 'user',
+            content: message.content.map((part): OpenAIUserContentPart =>
+              part.type === 'text'
+                ? { type: 'text', text: part.text }
+                : { type: 'image_url', image_url: { url: dataUrl(part) } },
+            ),
+          });
+        }
+        return;
+      case 'assistant': {
+        const calls = message.toolCalls ?? [];
+        out.push({
+          role: 'assistant',
+          content: message.content === '' && calls.length > 0 ? null : message.content,
+          ...(calls.length > 0
+            ? {
+                tool_calls: calls.map((call) => ({
+                  id: call.id,
+                  type: 'function' as const,
+                  function: { name: call.name, arguments: toolCallArgumentsText(call) },
+                })),
+              }
+            : {}),
+        });
+        return;
+      }
+      case 'tool': {
+        const moved: OpenAIUserContentPart[] = [];
+        for (const result of message.results) {
+          const images = result.content.filter((part): part is ImagePart => part.type === 'image');
+          const move = images.length > 0 && options.imageToolResults === 'user-message';
+          out.push({
+            role: 'tool',
+            tool_call_id: result.toolCallId,
+            content: toolMessageContent(result, move),
+          });
+          if (images.length === 0) continue;
+          warnings.push({
+            type: 'image-as-text',
+            toolName: result.toolName,
+            message: move
+              ? `messages[${index}]: ${images.length} image(s) from tool "${result.toolName}" sent in a user message after the tool messages (Chat Completions tool messages accept only text)`
+              : `messages[${index}]: ${images.length} image(s) from tool "${result.toolName}" replaced by a text placeholder (imageToolResults: "text")`,
+          });
+          if (move) {
+            moved.push({
+              type: 'text',
+              text: `Images returned by tool "${result.toolName}" (call ${result.toolCallId}):`,
+            });
+            for (const image of images)
+              moved.push({ type: 'image_url', image_url: { url: dataUrl(image) } });
+          }
+        }
+        if (moved.length > 0) out.push({ role: 'user', content: moved });
+        return;
+      }
+    }
+  });
+  return out;
+}

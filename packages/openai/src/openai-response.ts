@@ -1,0 +1,208 @@
+import {
+  generateToolCallId,
+  parseToolArguments,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatWarning,
+  type FinishReason,
+  type ReasoningPart,
+  type ToolCall,
+  type Usage,
+} from '@toolwire/schema';
+
+/** Usage as Chat Completions (and compatible servers) report it. */
+export interface OpenAIWireUsage {
+  prompt_tokens?: number | null;
+  completion_tokens?: number | null;
+  total_tokens?: number | null;
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+}
+
+/**
+ * Normalises usage. OpenAI counts reasoning inside `completion_tokens`; xAI counts it beside
+ * (`total = prompt + completion + reasoning`), which is detected from the numbers so that
+ * `outputTokens` always includes reasoning.
+ */
+export function normalizeOpenAIUsage(usage: OpenAIWireUsage | null | undefined): Usage {
+  const input = usage?.prompt_tokens ?? 0;
+  let output = usage?.completion_tokens ?? 0;
+  const reasoning = usage?.completion_tokens_details?.reasoning_tokens ?? undefined;
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? undefined;
+  const reportedTotal = usage?.total_tokens ?? undefined;
+  if (
+    reasoning !== undefined &&
+    reasoning > 0 &&
+    reportedTotal !== undefined &&
+    reportedTotal === input + output + reasoning
+  )
+    output += reasoning;
+  const out: Usage = {
+    inputTokens: input,
+    outputTokens: output,
+    totalTokens: reportedTotal ?? input + output,
+  };
+  if (cached !== undefined) out.cachedInputTokens = cached;
+  if (reasoning !== undefined) out.reasoningTokens = reasoning;
+  return out;
+}
+
+export function normalizeOpenAIFinishReason(
+  raw: string | null | undefined,
+  hasToolCalls: boolean,
+): FinishReason {
+  switch (raw) {
+    case 'stop':
+      // Several compatible servers (vLLM, Ollama's /v1) say "stop" after tool calls.
+      return hasToolCalls ? 'tool-calls' : 'stop';
+    case 'length':
+      return 'length';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool-calls';
+    case 'content_filter':
+      return 'content-filter';
+    case 'error':
+      return 'error';
+    default:
+      return hasToolCalls ? 'tool-calls' : 'other';
+  }
+}
+
+/** What a response is assembled from, streamed or not. */
+export interface OpenAIResponseParts {
+  text: string;
+  reasoning: string;
+  refusal: string;
+  toolCalls: ToolCall[];
+  rawFinishReason: string | undefined;
+  usage: Usage;
+  modelId: string;
+  responseId: string | undefined;
+}
+
+export interface ResponseContext {
+  provider: string;
+  request: ChatRequest;
+  warnings: ChatWarning[];
+  strictToolNames: readonly string[];
+  strictResponseFormat: boolean;
+}
+
+/** Builds the final response; the same function serves `generate` and the end of `stream`. */
+export function assembleResponse(
+  parts: OpenAIResponseParts,
+  context: ResponseContext,
+): ChatResponse {
+  const strict = new Set(context.strictToolNames);
+  const toolCalls = parts.toolCalls.map((call) =>
+    strict.has(call.name)
+      ? {
+          ...call,
+          providerMetadata: {
+            ...call.providerMetadata,
+            [context.provider]: { nullMeansAbsent: true },
+          },
+        }
+      : call,
+  );
+  const response: ChatResponse = {
+    text: parts.text,
+    toolCalls,
+    finishReason: normalizeOpenAIFinishReason(parts.rawFinishReason, toolCalls.length > 0),
+    usage: parts.usage,
+    warnings: context.warnings,
+    modelId: parts.modelId,
+  };
+  if (parts.rawFinishReason !== undefined) response.rawFinishReason = parts.rawFinishReason;
+  if (parts.responseId !== undefined) response.responseId = parts.responseId;
+  if (parts.reasoning !== '')
+    response.reasoning = [{ type: 'reasoning', text: parts.reasoning } satisfies ReasoningPart];
+  const metadata: Record<string, unknown> = {};
+  if (strict.size > 0) {
+    // Strict mode made optional arguments nullable: pass `nullMeansAbsent: true` when parsing them.
+    metadata.nullMeansAbsent = true;
+    metadata.strictTools = [...strict];
+  }
+  if (parts.refusal !== '') metadata.refusal = parts.refusal;
+  if (Object.keys(metadata).length > 0)
+    response.providerMetadata = { [context.provider]: metadata };
+
+  const format = context.request.responseFormat;
+  if (format && parts.refusal === '') {
+    const parsed = parseToolArguments(format.schema, parts.text, {
+      toolName: format.name ?? 'response',
+      outputTruncated: parts.rawFinishReason === 'length',
+      nullMeansAbsent: context.strictResponseFormat,
+    });
+    if (!parsed.success) throw parsed.error;
+    response.object = parsed.value;
+    if (parsed.repaired) {
+      response.warnings = [
+        ...response.warnings,
+        {
+          type: 'arguments-repaired',
+          message: `structured output repaired: ${parsed.repairs.join('; ')}`,
+        },
+      ];
+    }
+  }
+  return response;
+}
+
+/** A non-streamed Chat Completions answer, loosely typed: compatible servers vary. */
+export interface OpenAIWireCompletion {
+  id?: string;
+  model?: string;
+  choices?: Array<{
+    finish_reason?: string | null;
+    message?: {
+      content?: string | null;
+      refusal?: string | null;
+      reasoning_content?: string | null;
+      reasoning?: string | null;
+      tool_calls?: Array<{
+        id?: string | null;
+        type?: string;
+        function?: { name?: string; arguments?: unknown };
+      }> | null;
+    };
+  }>;
+  usage?: OpenAIWireUsage | null;
+}
+
+/** Reads a non-streamed completion into response parts. */
+export function readOpenAICompletion(
+  completion: OpenAIWireCompletion,
+  fallbackModelId: string,
+): OpenAIResponseParts {
+  const choice = completion.choices?.[0];
+  const message = choice?.message;
+  const seen = new Set<string>();
+  const toolCalls: ToolCall[] = (message?.tool_calls ?? [])
+    .filter((call) => call.function?.name)
+    .map((call) => {
+      let id =
+        typeof call.id === 'string' && call.id !== '' && !seen.has(call.id)
+          ? call.id
+          : generateToolCallId();
+      if (seen.has(id)) id = generateToolCallId();
+      seen.add(id);
+      const args = call.function?.arguments;
+      return {
+        id,
+        name: call.function!.name!,
+        arguments: args === undefined || args === null ? '' : args,
+      };
+    });
+  return {
+    text: message?.content ?? '',
+    reasoning: message?.reasoning_content ?? message?.reasoning ?? '',
+    refusal: message?.refusal ?? '',
+    toolCalls,
+    rawFinishReason: choice?.finish_reason ?? undefined,
+    usage: normalizeOpenAIUsage(completion.usage),
+    modelId: completion.model ?? fallbackModelId,
+    responseId: completion.id,
+  };
+}
