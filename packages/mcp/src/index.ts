@@ -1,0 +1,53 @@
+export {
+  loadConfig,
+  configJsonSchema,
+  transportOf,
+  isServerEnabled,
+  pointerToPath,
+} from './config.js';
+export type {
+  ToolwireConfig,
+  McpServerConfig,
+  NamespaceConfig,
+  NativeToolName,
+  LoadConfigOptions,
+  TransportKind,
+  ProtocolMode,
+} from './config.js';
+export { expandEnv } from './expand-env.js';
+export type { UnsetVariable } from './expand-env.js';
+export { ConfigError, ServerUnavailableError, ToolCallProtocolError } from './errors.js';
+export { createRegistry } from './registry.js';
+export type {
+  Registry,
+  RegistryTool,
+  ServerInfo,
+  CallToolOptions,
+  CreateRegistryOptions,
+  ToolStatus,
+} from './registry.js';
+export type { ServerStatus } from './server-connection.js';
+export {
+  assignToolNames,
+  fitName,
+  withHashSuffix,
+  DEFAULT_SEPARATOR,
+  DEFAULT_MAX_LENGTH,
+} from './naming.js';
+export type { NamingEntry, NamingOptions, NamingResult, NamingStrategy } from './naming.js';
+export {
+  nativeTools,
+  createNativeTools,
+  hashTool,
+  timeTool,
+  calculateTool,
+} from './native-tools.js';
+export { evaluateExpression, ExpressionError } from './calculate.js';
+export { toToolResult } from './to-tool-result.js';
+export { createGatewayTools, SEARCH_TOOL_NAME } from './gateway-tools.js';
+export { searchTools } from './search-tools.js';
+export type { ToolSearchHit } from './search-tools.js';
+export { ProcessTransport } from './stdio-transport.js';
+export type { ProcessTransportOptions } from './stdio-transport.js';
+export { stderrLogger } from './logger.js';
+export type { Logger } from './logger.js';

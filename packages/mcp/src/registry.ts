@@ -1,0 +1,593 @@
+import type { CallToolResult, Client, Tool as McpTool } from '@modelcontextprotocol/client';
+import {
+  CancelledError,
+  NoSuchToolError,
+  ToolwireError,
+  TimeoutError,
+  errorMessage,
+  failureText,
+  isToolContentOutput,
+  parseToolArguments,
+  toolContent,
+  toolFailureFromError,
+  validateAgainstSchema,
+  type AnyTool,
+  type JsonSchema,
+  type ToolAnnotations,
+  type ToolResultPart,
+} from '@toolwire/schema';
+import {
+  isServerEnabled,
+  transportOf,
+  type McpServerConfig,
+  type ToolwireConfig,
+  type TransportKind,
+} from './config.js';
+import { createGatewayTools } from './gateway-tools.js';
+import { stderrLogger, type Logger } from './logger.js';
+import { createNativeTools } from './native-tools.js';
+import { assignToolNames, type NamingEntry } from './naming.js';
+import { ServerConnection, type ServerStatus } from './server-connection.js';
+import { searchTools, type ToolSearchHit } from './search-tools.js';
+import { toToolResult } from './to-tool-result.js';
+import { ToolCacheFile } from './tool-cache-file.js';
+
+export type ToolStatus = 'ok' | 'stale' | 'unavailable';
+
+/** One tool as the model sees it, with where it comes from. */
+export interface RegistryTool {
+  /** The exposed name (unique, `^[a-zA-Z0-9_-]{1,64}$` by default). */
+  name: string;
+  /** The name at the source (the MCP server's own tool name, or the native tool's name). */
+  originalName: string;
+  /** `native` or the server name. */
+  source: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+  /** `ok`: callable; `stale`: callable, but the last refresh of its server failed; `unavailable`: its server is down (last known definition). */
+  status: ToolStatus;
+}
+
+export interface ServerInfo {
+  name: string;
+  status: ServerStatus;
+  reason?: string;
+  /** How many tools of this server are listed. */
+  tools: number;
+  transport: TransportKind;
+  protocolVersion?: string;
+  serverInfo?: { name: string; version: string };
+  /** How many times the server was restarted or reconnected. */
+  restarts: number;
+  pid?: number;
+  /** Tools the server listed that were left out, and why. */
+  rejectedTools?: Array<{ name: string; reason: string }>;
+}
+
+export interface CallToolOptions {
+  signal?: AbortSignal;
+  /** Per-call timeout; reset whenever the server reports progress. */
+  timeoutMs?: number;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** `_meta` sent with the call (e.g. a `traceparent`). */
+  meta?: Record<string, unknown>;
+}
+
+export interface CreateRegistryOptions {
+  config: ToolwireConfig | { mcpServers?: Record<string, McpServerConfig> };
+  /** Tools that run in this process. Default: the built-ins named by `config.nativeTools` (all three when absent). */
+  nativeTools?: AnyTool[];
+  /** A JSON file where the last known tools of every server are kept across restarts. */
+  cacheFile?: string;
+  /** Per-server connect (spawn + handshake + first listing) timeout; default 30 s. */
+  connectTimeoutMs?: number;
+  /** Default per-call timeout; default `config.policy.timeoutMs`, else 60 s. */
+  callTimeoutMs?: number;
+  /** Re-list every server's tools this often; default 5 minutes, 0 = only on list_changed. */
+  refreshIntervalMs?: number;
+  /** Restart/reconnect backoff; default 500 ms doubling to 30 s. */
+  backoff?: { initialMs?: number; maxMs?: number };
+  logger?: Logger;
+  clientInfo?: { name: string; version: string };
+}
+
+export interface Registry {
+  /** Connects every enabled server in parallel. Never rejects because a server failed: see `servers()`. */
+  start(): Promise<void>;
+  /** Disconnects everything; stdio servers' process groups are killed. */
+  close(): Promise<void>;
+  listTools(): RegistryTool[];
+  servers(): ServerInfo[];
+  /**
+   * Calls a tool by its exposed name. Arguments (an object or JSON text) are validated against the
+   * input schema first; the server never sees bad input. Throws NoSuchToolError,
+   * InvalidToolArgumentsError, ServerUnavailableError, TimeoutError or CancelledError; a tool that
+   * fails answers with `isError: true`.
+   */
+  callTool(name: string, args: unknown, options?: CallToolOptions): Promise<CallToolResult>;
+  resolve(name: string): { source: string; originalName: string } | undefined;
+  /** The SDK client of a connected server (resources, prompts, completions passthrough). */
+  getClient(serverName: string): Client | undefined;
+  onToolsChanged(listener: (event: { server: string }) => void): () => void;
+  /** Schema-level tools whose execute routes to callTool. Gateway mode: one tool per server plus `search`. */
+  asTools(options?: { mode?: 'tools' | 'gateway' }): AnyTool[];
+  /** Ranks every tool by how well its name and description match the query. */
+  search(query: string, options?: { limit?: number }): ToolSearchHit[];
+  /** Re-lists tools of one server (or all). */
+  refresh(serverName?: string): Promise<void>;
+  /** Naming decisions that renamed a tool (collisions, shortening), one line each. */
+  warnings(): string[];
+}
+
+interface Entry {
+  tool: RegistryTool;
+  connection?: ServerConnection;
+  native?: AnyTool;
+}
+
+/** Creates the registry. Call `start()` to connect. */
+export function createRegistry(options: CreateRegistryOptions): Registry {
+  return new McpRegistry(options);
+}
+
+class McpRegistry implements Registry {
+  private readonly config: ToolwireConfig;
+  private readonly logger: Logger;
+  private readonly natives: AnyTool[];
+  private readonly connections = new Map<string, ServerConnection>();
+  private readonly disabled: Array<{ name: string; config: McpServerConfig }> = [];
+  private readonly listeners = new Set<(event: { server: string }) => void>();
+  private readonly cache: ToolCacheFile | undefined;
+  private byName = new Map<string, Entry>();
+  private ordered: Entry[] = [];
+  private namingWarnings: string[] = [];
+  private started: Promise<void> | undefined;
+
+  constructor(options: CreateRegistryOptions) {
+    this.config = options.config as ToolwireConfig;
+    this.logger = options.logger ?? stderrLogger;
+    this.natives =
+      options.nativeTools ??
+      createNativeTools(this.config.nativeTools ?? ['hash', 'time', 'calculate']);
+    this.cache = options.cacheFile
+      ? new ToolCacheFile(options.cacheFile, (message) => this.logger.warn(message))
+      : undefined;
+    const clientInfo = options.clientInfo ?? { name: 'toolwire', version: '0.1.0' };
+    const servers = Object.entries(this.config.mcpServers ?? {});
+    for (const [name, config] of servers) {
+      if (!isServerEnabled(config)) {
+        this.disabled.push({ name, config });
+        continue;
+      }
+      const cached = this.cache?.get(name, config);
+      const connection = new ServerConnection({
+        name,
+        config,
+        clientInfo,
+        logger: this.logger,
+        connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+        callTimeoutMs: options.callTimeoutMs ?? this.config.policy?.timeoutMs ?? 60_000,
+        refreshIntervalMs: options.refreshIntervalMs ?? 300_000,
+        backoff: {
+          initialMs: options.backoff?.initialMs ?? 500,
+          maxMs: options.backoff?.maxMs ?? 30_000,
+        },
+        ...(cached ? { cachedTools: cached.tools } : {}),
+        ...(cached?.prior ? { prior: cached.prior } : {}),
+        onChange: (reason) => this.changed(name, reason),
+        onListed: (tools, prior, protocolVersion) =>
+          this.cache?.set(name, config, tools, prior, protocolVersion),
+      });
+      this.connections.set(name, connection);
+    }
+    this.rebuild();
+  }
+
+  start(): Promise<void> {
+    this.started ??= Promise.all(
+      [...this.connections.values()].map((connection) => connection.connect()),
+    ).then(() => undefined);
+    return this.started;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((connection) => connection.close()));
+    this.listeners.clear();
+  }
+
+  listTools(): RegistryTool[] {
+    return this.ordered.map((entry) => ({ ...entry.tool, status: this.toolStatus(entry) }));
+  }
+
+  private toolStatus(entry: Entry): ToolStatus {
+    if (!entry.connection) return 'ok';
+    const status = entry.connection.status;
+    return status === 'ok' ? 'ok' : status === 'stale' ? 'stale' : 'unavailable';
+  }
+
+  servers(): ServerInfo[] {
+    const counts = new Map<string, number>();
+    for (const entry of this.ordered)
+      if (entry.connection) counts.set(entry.tool.source, (counts.get(entry.tool.source) ?? 0) + 1);
+    const out: ServerInfo[] = [];
+    for (const [name, connection] of this.connections) {
+      out.push({
+        name,
+        status: connection.status,
+        ...(connection.reason !== undefined ? { reason: connection.reason } : {}),
+        tools: counts.get(name) ?? 0,
+        transport: connection.connectedVia ?? connection.transportKind,
+        ...(connection.protocolVersion ? { protocolVersion: connection.protocolVersion } : {}),
+        ...(connection.serverInfo ? { serverInfo: connection.serverInfo } : {}),
+        restarts: connection.restarts,
+        ...(connection.pid !== undefined ? { pid: connection.pid } : {}),
+        ...(connection.rejectedTools.length > 0 ? { rejectedTools: connection.rejectedTools } : {}),
+      });
+    }
+    for (const { name, config } of this.disabled) {
+      out.push({
+        name,
+        status: 'disabled',
+        reason: 'disabled in the configuration',
+        tools: 0,
+        transport: transportOf(config),
+        restarts: 0,
+      });
+    }
+    return out;
+  }
+
+  resolve(name: string): { source: string; originalName: string } | undefined {
+    const entry = this.byName.get(name);
+    return entry ? { source: entry.tool.source, originalName: entry.tool.originalName } : undefined;
+  }
+
+  getClient(serverName: string): Client | undefined {
+    return this.connections.get(serverName)?.getClient();
+  }
+
+  onToolsChanged(listener: (event: { server: string }) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  warnings(): string[] {
+    return [...this.namingWarnings];
+  }
+
+  async refresh(serverName?: string): Promise<void> {
+    const targets =
+      serverName === undefined
+        ? [...this.connections.values()]
+        : [this.connections.get(serverName)];
+    await Promise.all(
+      targets.map((connection) => {
+        if (!connection)
+          throw new ToolwireError('no_such_server', {
+            message: `No MCP server named "${serverName}"`,
+          });
+        return connection.refresh('manual');
+      }),
+    );
+  }
+
+  search(query: string, options: { limit?: number } = {}): ToolSearchHit[] {
+    return searchTools(this.listTools(), query, options);
+  }
+
+  async callTool(
+    name: string,
+    args: unknown,
+    options: CallToolOptions = {},
+  ): Promise<CallToolResult> {
+    const entry = this.byName.get(name);
+    if (!entry)
+      throw new NoSuchToolError({
+        toolName: name,
+        availableTools: this.ordered.map((e) => e.tool.name),
+      });
+    const parsed = parseToolArguments(entry.tool.inputSchema, args, { toolName: name });
+    if (!parsed.success) throw parsed.error;
+    if (options.signal?.aborted)
+      throw new CancelledError({ message: `Call of "${name}" was cancelled before it started` });
+    if (entry.native) return this.callNative(entry.native, name, parsed.value, options);
+    const result = await entry.connection!.call(entry.tool.originalName, parsed.value, options);
+    return normaliseResult(result, entry.tool);
+  }
+
+  private async callNative(
+    tool: AnyTool,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+  ): Promise<CallToolResult> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const timeoutMs = options.timeoutMs ?? this.config.policy?.timeoutMs ?? 60_000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const running = Promise.resolve(
+        tool.execute!(args, {
+          toolCallId: `native_${name}`,
+          signal: controller.signal,
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        }),
+      );
+      const interrupted = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          controller.abort();
+          reject(
+            new TimeoutError({
+              timeoutMs,
+              message: `Tool "${name}" did not finish within ${timeoutMs} ms`,
+            }),
+          );
+        }, timeoutMs);
+        controller.signal.addEventListener(
+          'abort',
+          () => reject(new CancelledError({ message: `Call of "${name}" was cancelled` })),
+          { once: true },
+        );
+      });
+      const output: unknown = await Promise.race([running, interrupted]);
+      return outputToCallToolResult(output);
+    } catch (error) {
+      if (TimeoutError.isInstance(error) || CancelledError.isInstance(error)) throw error;
+      const failure = toolFailureFromError(error);
+      return {
+        content: [{ type: 'text', text: failureText(failure) }],
+        isError: true,
+        _meta: { 'toolwire/category': failure.category },
+      };
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  asTools(options: { mode?: 'tools' | 'gateway' } = {}): AnyTool[] {
+    const mode = options.mode ?? this.config.gateway?.mode ?? 'tools';
+    if (mode === 'gateway') return createGatewayTools(this, this.natives);
+    return this.listTools().map((tool) => this.toSchemaTool(tool));
+  }
+
+  /** A schema-level tool whose execute calls through the registry. */
+  toSchemaTool(tool: RegistryTool): AnyTool {
+    return {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+      ...(tool.annotations ? { annotations: tool.annotations } : {}),
+      execute: async (
+        args: unknown,
+        context: {
+          signal: AbortSignal;
+          toolCallId: string;
+          onProgress?: CallToolOptions['onProgress'];
+        },
+      ) => {
+        const result = await this.callTool(tool.name, args, {
+          signal: context.signal,
+          ...(context.onProgress ? { onProgress: context.onProgress } : {}),
+        });
+        const converted = toToolResult({ id: context.toolCallId, name: tool.name }, result);
+        return toolContent(converted.content, {
+          isError: converted.isError,
+          ...(converted.structuredContent !== undefined
+            ? { structuredContent: converted.structuredContent }
+            : {}),
+        });
+      },
+    };
+  }
+
+  private changed(server: string, reason: 'tools' | 'status'): void {
+    if (reason === 'tools') this.rebuild();
+    for (const listener of this.listeners) {
+      try {
+        listener({ server });
+      } catch (error) {
+        this.logger.warn(`onToolsChanged listener failed: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  /** Recomputes the exposed names and the reverse map from every source's current tools. */
+  private rebuild(): void {
+    const namespace = this.config.namespace ?? {};
+    const priorityOrder = namespace.priority ?? [];
+    const naming: NamingEntry[] = [];
+    const candidates = new Map<
+      string,
+      Omit<Entry, 'tool'> & { tool: Omit<RegistryTool, 'name' | 'status'> }
+    >();
+    for (const tool of this.natives) {
+      const key = `native\u0000${tool.name}`;
+      naming.push({
+        key,
+        source: 'native',
+        originalName: tool.name,
+        prefix: '',
+        priority: Number.MAX_SAFE_INTEGER,
+        order: -1,
+      });
+      candidates.set(key, {
+        native: tool,
+        tool: {
+          originalName: tool.name,
+          source: 'native',
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+          ...(tool.annotations ? { annotations: tool.annotations } : {}),
+        },
+      });
+    }
+    let order = 0;
+    for (const [serverName, connection] of this.connections) {
+      const config = connection.config;
+      const rank = priorityOrder.indexOf(serverName);
+      const priority = config.priority ?? (rank >= 0 ? priorityOrder.length - rank : 0);
+      for (const mcpTool of connection.tools) {
+        if (!included(mcpTool.name, config)) continue;
+        const key = `${serverName}\u0000${mcpTool.name}`;
+        naming.push({
+          key,
+          source: serverName,
+          originalName: mcpTool.name,
+          prefix: config.prefix ?? serverName,
+          priority,
+          order,
+        });
+        candidates.set(key, { connection, tool: fromMcpTool(serverName, mcpTool) });
+      }
+      order++;
+    }
+    const { names, warnings } = assignToolNames(naming, {
+      ...(namespace.strategy ? { strategy: namespace.strategy } : {}),
+      ...(namespace.separator ? { separator: namespace.separator } : {}),
+      ...(namespace.maxLength ? { maxLength: namespace.maxLength } : {}),
+      ...(namespace.aliases ? { aliases: namespace.aliases } : {}),
+    });
+    for (const warning of warnings)
+      if (!this.namingWarnings.includes(warning)) this.logger.warn(warning);
+    this.namingWarnings = warnings;
+    const byName = new Map<string, Entry>();
+    const ordered: Entry[] = [];
+    for (const item of naming) {
+      const candidate = candidates.get(item.key)!;
+      const entry: Entry = {
+        ...candidate,
+        tool: { ...candidate.tool, name: names.get(item.key)!, status: 'ok' },
+      };
+      byName.set(entry.tool.name, entry);
+      ordered.push(entry);
+    }
+    this.byName = byName;
+    this.ordered = ordered;
+  }
+}
+
+function fromMcpTool(server: string, tool: McpTool): Omit<RegistryTool, 'name' | 'status'> {
+  const annotations = tool.annotations as ToolAnnotations | undefined;
+  return {
+    originalName: tool.name,
+    source: server,
+    description:
+      tool.description ??
+      tool.title ??
+      annotations?.title ??
+      `${tool.name} (from MCP server ${server})`,
+    inputSchema: tool.inputSchema as JsonSchema,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema as JsonSchema } : {}),
+    ...(annotations ? { annotations } : {}),
+  };
+}
+
+function included(name: string, config: McpServerConfig): boolean {
+  if (config.include && !config.include.some((pattern) => globMatch(pattern, name))) return false;
+  if (config.exclude?.some((pattern) => globMatch(pattern, name))) return false;
+  return true;
+}
+
+function globMatch(pattern: string, name: string): boolean {
+  const regex = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
+  return regex.test(name);
+}
+
+/** Checks structured content against the tool's output schema; a mismatch becomes an error result. */
+function normaliseResult(result: CallToolResult, tool: RegistryTool): CallToolResult {
+  const content = Array.isArray(result.content) ? result.content : [];
+  const normalised: CallToolResult = { ...result, content };
+  if (result.isError === true || !tool.outputSchema) return normalised;
+  if (result.structuredContent === undefined) {
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `Tool "${tool.name}" declares an output schema but returned no structured content`,
+        },
+        ...content,
+      ],
+      isError: true,
+    };
+  }
+  const checked = validateAgainstSchema(tool.outputSchema, result.structuredContent);
+  if (!checked.success) {
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `Tool "${tool.name}" returned structured content that does not match its output schema: ${checked.issues.map((i) => `${i.pointer || '/'}: ${i.message}`).join('; ')}`,
+        },
+        ...content,
+      ],
+      isError: true,
+    };
+  }
+  return normalised;
+}
+
+/** What a native tool's execute returned, in the MCP result shape. */
+function outputToCallToolResult(output: unknown): CallToolResult {
+  if (isToolContentOutput(output)) {
+    return {
+      content: output.parts.map(partToContent),
+      ...(output.isError ? { isError: true } : {}),
+      ...(output.structuredContent !== undefined
+        ? { structuredContent: output.structuredContent as Record<string, unknown> }
+        : {}),
+    };
+  }
+  if (typeof output === 'string') return { content: [{ type: 'text', text: output }] };
+  const isObject = output !== null && typeof output === 'object' && !Array.isArray(output);
+  return {
+    content: [{ type: 'text', text: JSON.stringify(output ?? null) }],
+    ...(isObject ? { structuredContent: output as Record<string, unknown> } : {}),
+  };
+}
+
+function partToContent(part: ToolResultPart): CallToolResult['content'][number] {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'json':
+      return { type: 'text', text: JSON.stringify(part.value) };
+    case 'image':
+      return { type: 'image', data: part.data, mimeType: part.mediaType };
+    case 'resource':
+      return part.text !== undefined
+        ? {
+            type: 'resource',
+            resource: {
+              uri: part.uri,
+              text: part.text,
+              ...(part.mimeType ? { mimeType: part.mimeType } : {}),
+            },
+          }
+        : part.blob !== undefined
+          ? {
+              type: 'resource',
+              resource: {
+                uri: part.uri,
+                blob: part.blob,
+                ...(part.mimeType ? { mimeType: part.mimeType } : {}),
+              },
+            }
+          : {
+              type: 'resource_link',
+              uri: part.uri,
+              name: part.uri,
+              ...(part.mimeType ? { mimeType: part.mimeType } : {}),
+            };
+  }
+}

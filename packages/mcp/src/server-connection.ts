@@ -1,0 +1,631 @@
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type PriorDiscovery,
+  type Tool as McpTool,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import {
+  CancelledError,
+  TimeoutError,
+  errorMessage,
+  validateToolDefinition,
+  type ToolSpec,
+} from '@toolwire/schema';
+import { transportOf, type McpServerConfig, type TransportKind } from './config.js';
+import { ServerUnavailableError, ToolCallProtocolError } from './errors.js';
+import type { Logger } from './logger.js';
+import { ProcessTransport } from './stdio-transport.js';
+
+export type ServerStatus = 'ok' | 'stale' | 'down' | 'disabled' | 'connecting';
+
+export interface ServerConnectionOptions {
+  name: string;
+  config: McpServerConfig;
+  clientInfo: { name: string; version: string };
+  logger: Logger;
+  connectTimeoutMs: number;
+  /** Default per-call timeout (ms). */
+  callTimeoutMs: number;
+  /** Re-list tools this often (ms); 0 disables. */
+  refreshIntervalMs: number;
+  /** Restart/reconnect backoff: first delay and cap (ms). */
+  backoff: { initialMs: number; maxMs: number };
+  /** Tools known from a previous run (cache file), served while the server is not connected. */
+  cachedTools?: McpTool[];
+  /** The era verdict from a previous run, for a zero-round-trip connect. */
+  prior?: PriorDiscovery;
+  /** Called when the tool list (or the status) changed. */
+  onChange: (reason: 'tools' | 'status') => void;
+  /** Called after every successful listing, to persist it. */
+  onListed: (
+    tools: McpTool[],
+    prior: PriorDiscovery | undefined,
+    protocolVersion: string | undefined,
+  ) => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  meta?: Record<string, unknown>;
+}
+
+/**
+ * One upstream MCP server: connects (negotiating 2026-07-28 or falling back to the 2025-11-25
+ * initialize handshake), lists tools (all pages), refreshes on `list_changed` and on a timer,
+ * routes calls, and supervises the connection: a stdio server that exits is restarted and a remote
+ * that drops is reconnected, with exponential backoff. Its last known tools survive outages.
+ */
+export class ServerConnection {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  readonly transportKind: TransportKind;
+  status: ServerStatus;
+  reason: string | undefined;
+  tools: McpTool[];
+  /** Tools dropped from the listing because their definition is unusable, with why. */
+  rejectedTools: Array<{ name: string; reason: string }> = [];
+  protocolVersion: string | undefined;
+  serverInfo: { name: string; version: string } | undefined;
+  restarts = 0;
+  /** Which transport actually connected (an `http` server may have fallen back to `sse`). */
+  connectedVia: TransportKind | undefined;
+
+  private client: Client | undefined;
+  private transport: Transport | undefined;
+  private connecting: Promise<void> | undefined;
+  private closed = false;
+  private attempt = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private prior: PriorDiscovery | undefined;
+  private generation = 0;
+  private lastFailure: string | undefined;
+  private readonly options: ServerConnectionOptions;
+
+  constructor(options: ServerConnectionOptions) {
+    this.options = options;
+    this.name = options.name;
+    this.config = options.config;
+    this.transportKind = transportOf(options.config);
+    this.tools = options.cachedTools ?? [];
+    this.prior = options.prior;
+    this.status = 'connecting';
+  }
+
+  get pid(): number | undefined {
+    return this.transport instanceof ProcessTransport
+      ? (this.transport.pid ?? undefined)
+      : undefined;
+  }
+
+  get stderrTail(): string | undefined {
+    return this.transport instanceof ProcessTransport ? this.transport.stderrText : undefined;
+  }
+
+  /** The SDK client while connected (for resources/prompts passthrough). */
+  getClient(): Client | undefined {
+    return this.status === 'ok' || this.status === 'stale' ? this.client : undefined;
+  }
+
+  /** Connects (once; concurrent callers share the attempt). Never rejects: failures become status `down`. */
+  connect(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.connecting ??= this.connectOnce().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async connectOnce(): Promise<void> {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const generation = ++this.generation;
+    this.setStatus('connecting', undefined);
+    const timeoutMs = this.config.connectTimeoutMs ?? this.options.connectTimeoutMs;
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new TimeoutError({ timeoutMs, message: `connect timed out after ${timeoutMs} ms` }),
+        ),
+      timeoutMs,
+    );
+    try {
+      await this.establish(controller.signal, timeoutMs);
+      if (generation !== this.generation || this.closed) return;
+      await this.listAndStore(controller.signal, timeoutMs);
+      this.attempt = 0;
+      this.lastFailure = undefined;
+      this.setStatus('ok', undefined);
+      this.scheduleRefresh();
+    } catch (error) {
+      if (generation !== this.generation || this.closed) return;
+      const reason = this.describeFailure(error, controller.signal);
+      // Say it once per distinct reason; retries that fail the same way go to debug.
+      if (reason !== this.lastFailure)
+        this.options.logger.warn(`MCP server "${this.name}" is unavailable: ${reason}`);
+      else this.options.logger.debug?.(`MCP server "${this.name}" is still unavailable: ${reason}`);
+      this.lastFailure = reason;
+      await this.teardown();
+      this.setStatus('down', reason);
+      this.scheduleRetry();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async establish(signal: AbortSignal, timeoutMs: number): Promise<void> {
+    const mode = this.config.protocol ?? 'auto';
+    const declared = this.config.transport ?? this.config.type;
+    const kinds: TransportKind[] =
+      this.transportKind === 'http' && declared === undefined
+        ? ['http', 'sse']
+        : [this.transportKind];
+    let lastError: unknown;
+    for (const kind of kinds) {
+      try {
+        await this.connectWith(kind, mode, signal, timeoutMs);
+        this.connectedVia = kind;
+        return;
+      } catch (error) {
+        lastError = error;
+        await this.teardown();
+        // Only an HTTP answer that says "no streamable HTTP here" is worth trying SSE for.
+        const status = error instanceof SdkHttpError ? error.data?.status : undefined;
+        if (!(kind === 'http' && status !== undefined && [400, 404, 405].includes(status)))
+          throw error;
+        this.options.logger.info?.(
+          `MCP server "${this.name}": streamable HTTP answered ${status}; trying legacy SSE`,
+        );
+      }
+    }
+    throw lastError;
+  }
+
+  private async connectWith(
+    kind: TransportKind,
+    mode: 'auto' | 'legacy' | 'modern',
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<void> {
+    const useLegacy = kind === 'sse' || mode === 'legacy';
+    let prior = useLegacy ? ({ kind: 'legacy' } as const) : this.prior;
+    for (let round = 0; round < 2; round++) {
+      const transport = this.createTransport(kind);
+      const client = this.createClient(useLegacy ? 'legacy' : mode);
+      this.transport = transport;
+      this.client = client;
+      try {
+        await client.connect(transport, {
+          signal,
+          timeout: timeoutMs,
+          ...(prior ? { prior } : {}),
+        });
+        this.protocolVersion = client.getNegotiatedProtocolVersion();
+        const info = client.getServerVersion();
+        this.serverInfo = info ? { name: info.name, version: info.version } : undefined;
+        const discover = (client as unknown as { _discoverResult?: unknown })._discoverResult;
+        this.prior =
+          this.protocolVersion && this.protocolVersion >= '2026-07-28' && discover
+            ? ({ kind: 'modern', discover } as PriorDiscovery)
+            : { kind: 'legacy' };
+        client.onclose = () => this.handleDrop(client, 'the connection closed');
+        return;
+      } catch (error) {
+        await this.teardown();
+        if (signal.aborted) throw signal.reason ?? error;
+        // A stdio server that exits on the unknown server/discover probe is a 2025-era server:
+        // start it again and speak initialize. A stale cached modern verdict gets the same retry.
+        const negotiationFailed =
+          error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed;
+        if (round === 0 && mode === 'auto' && (negotiationFailed || prior?.kind === 'modern')) {
+          prior = { kind: 'legacy' };
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  private createTransport(kind: TransportKind): Transport {
+    const config = this.config;
+    if (kind === 'stdio') {
+      return new ProcessTransport({
+        command: config.command!,
+        ...(config.args ? { args: config.args } : {}),
+        ...(config.env ? { env: config.env } : {}),
+        ...(config.cwd ? { cwd: config.cwd } : {}),
+        onStderr: (line) => this.options.logger.debug?.(`[${this.name} stderr] ${line}`),
+      });
+    }
+    const url = new URL(config.url!);
+    const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
+    if (kind === 'sse') {
+      return new SSEClientTransport(url, {
+        requestInit,
+        ...(config.headers
+          ? {
+              eventSourceInit: {
+                fetch: (input: string | URL | Request, init?: RequestInit) =>
+                  fetch(input, {
+                    ...init,
+                    headers: {
+                      ...Object.fromEntries(new Headers(init?.headers).entries()),
+                      ...config.headers,
+                    },
+                  }),
+              },
+            }
+          : {}),
+      });
+    }
+    return new StreamableHTTPClientTransport(url, {
+      requestInit,
+      reconnectionOptions: {
+        maxReconnectionDelay: 30_000,
+        initialReconnectionDelay: 1000,
+        reconnectionDelayGrowFactor: 1.5,
+        maxRetries: 2,
+      },
+    });
+  }
+
+  private createClient(mode: 'auto' | 'legacy' | 'modern'): Client {
+    const client: Client = new Client(this.options.clientInfo, {
+      capabilities: {},
+      versionNegotiation:
+        mode === 'legacy'
+          ? { mode: 'legacy' }
+          : mode === 'modern'
+            ? { mode: { pin: '2026-07-28' } }
+            : { mode: 'auto', probe: { timeoutMs: Math.min(5000, this.options.connectTimeoutMs) } },
+      listChanged: {
+        tools: {
+          autoRefresh: false,
+          debounceMs: 100,
+          onChanged: () => {
+            if (this.client === client) void this.refresh('list_changed');
+          },
+        },
+      },
+    });
+    client.onerror = (error) =>
+      this.options.logger.debug?.(
+        `MCP server "${this.name}" transport error: ${errorMessage(error)}`,
+      );
+    return client;
+  }
+
+  /** Lists all tools (every page) and stores them; tools with unusable definitions are dropped with a warning. */
+  private async listAndStore(signal?: AbortSignal, timeoutMs?: number): Promise<boolean> {
+    const client = this.client;
+    if (!client) throw new ServerUnavailableError({ server: this.name, reason: 'not connected' });
+    const all: McpTool[] = [];
+    let cursor: string | undefined;
+    const seen = new Set<string>();
+    for (let page = 0; page < 1000; page++) {
+      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        cacheMode: 'bypass',
+        ...(signal ? { signal } : {}),
+        ...(timeoutMs ? { timeout: timeoutMs } : {}),
+      });
+      all.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined || cursor === '') break;
+      if (seen.has(cursor))
+        throw new Error(`tools/list pagination loops (cursor ${JSON.stringify(cursor)} repeated)`);
+      seen.add(cursor);
+    }
+    const accepted: McpTool[] = [];
+    const rejected: Array<{ name: string; reason: string }> = [];
+    const names = new Set<string>();
+    for (const tool of all) {
+      const problem = definitionProblem(tool);
+      if (problem) rejected.push({ name: String(tool.name), reason: problem });
+      else if (names.has(tool.name))
+        rejected.push({ name: tool.name, reason: 'listed twice; the first definition is kept' });
+      else {
+        names.add(tool.name);
+        accepted.push(tool);
+      }
+    }
+    for (const { name, reason } of rejected)
+      this.options.logger.warn(`MCP server "${this.name}": tool "${name}" is left out: ${reason}`);
+    this.rejectedTools = rejected;
+    const changed = !sameDefinitions(this.tools, accepted);
+    if (changed) describeChanges(this.name, this.tools, accepted, this.options.logger);
+    this.tools = accepted;
+    this.options.onListed(accepted, this.prior, this.protocolVersion);
+    if (changed) this.options.onChange('tools');
+    return changed;
+  }
+
+  /** Re-lists tools; on failure keeps the last known ones and marks the server `stale`. */
+  async refresh(trigger: 'list_changed' | 'ttl' | 'manual' = 'manual'): Promise<void> {
+    if (this.closed) return;
+    if (this.status !== 'ok' && this.status !== 'stale') {
+      if (trigger === 'manual') await this.connect();
+      return;
+    }
+    try {
+      await this.listAndStore(undefined, this.options.connectTimeoutMs);
+      if (this.status === 'stale') this.setStatus('ok', undefined);
+    } catch (error) {
+      if (isConnectionFailure(error)) {
+        this.handleDrop(this.client, `refresh failed: ${errorMessage(error)}`);
+        return;
+      }
+      this.options.logger.warn(
+        `MCP server "${this.name}": refreshing tools (${trigger}) failed, keeping the last known list: ${errorMessage(error)}`,
+      );
+      this.setStatus('stale', `tool list refresh failed: ${errorMessage(error)}`);
+    } finally {
+      this.scheduleRefresh();
+    }
+  }
+
+  private scheduleRefresh(): void {
+    clearTimeout(this.refreshTimer);
+    const every =
+      this.config.refreshIntervalSeconds !== undefined
+        ? this.config.refreshIntervalSeconds * 1000
+        : this.options.refreshIntervalMs;
+    if (every > 0 && !this.closed) {
+      this.refreshTimer = setTimeout(() => void this.refresh('ttl'), every);
+      this.refreshTimer.unref();
+    }
+  }
+
+  /** Calls a tool by its original name. Throws ServerUnavailableError when the server is not connected. */
+  async call(
+    toolName: string,
+    args: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
+    if (this.status === 'connecting' && this.connecting) await this.connecting;
+    const client = this.client;
+    if (!client || (this.status !== 'ok' && this.status !== 'stale')) {
+      throw new ServerUnavailableError({
+        server: this.name,
+        toolName,
+        ...(this.reason ? { reason: this.reason } : { reason: this.status }),
+      });
+    }
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs ?? this.options.callTimeoutMs;
+    try {
+      const result = await client.callTool(
+        { name: toolName, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) },
+        {
+          timeout: timeoutMs,
+          resetTimeoutOnProgress: true,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.onProgress
+            ? {
+                onprogress: (p: { progress: number; total?: number; message?: string }) =>
+                  options.onProgress?.(p),
+              }
+            : {}),
+        },
+      );
+      return result as CallToolResult;
+    } catch (error) {
+      if (options.signal?.aborted)
+        throw new CancelledError({
+          message: `Call of "${toolName}" on "${this.name}" was cancelled`,
+          cause: error,
+        });
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+        throw new TimeoutError({
+          timeoutMs,
+          message: `Tool "${toolName}" on MCP server "${this.name}" did not answer within ${timeoutMs} ms (the server was sent notifications/cancelled)`,
+          cause: error,
+        });
+      }
+      if (isConnectionFailure(error)) {
+        this.handleDrop(client, errorMessage(error));
+        throw new ServerUnavailableError({
+          server: this.name,
+          toolName,
+          reason: this.reason ?? errorMessage(error),
+          cause: error,
+        });
+      }
+      if (error instanceof ProtocolError) {
+        throw new ToolCallProtocolError({
+          server: this.name,
+          toolName,
+          rpcCode: error.code,
+          message: `MCP server "${this.name}" rejected the call of "${toolName}": ${error.message}`,
+          category: error.code === -32602 ? 'invalidArguments' : 'unknown',
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  /** The connection dropped (process exited, socket closed): mark down, keep tools, reconnect with backoff. */
+  private handleDrop(client: Client | undefined, why: string): void {
+    if (
+      this.closed ||
+      client !== this.client ||
+      this.status === 'down' ||
+      this.status === 'connecting'
+    )
+      return;
+    const transport = this.transport;
+    let reason = why;
+    if (transport instanceof ProcessTransport && transport.exitStatus) {
+      const { code, signal } = transport.exitStatus;
+      const tail = lastLine(transport.stderrText);
+      reason = `the server process exited (${signal ? `signal ${signal}` : `code ${code}`})${tail ? `: ${tail}` : ''}`;
+    }
+    this.options.logger.warn(`MCP server "${this.name}" went down: ${reason}; reconnecting`);
+    this.generation++;
+    void this.teardown();
+    this.setStatus('down', reason);
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.closed || this.retryTimer) return;
+    const { initialMs, maxMs } = this.options.backoff;
+    const delay = Math.min(maxMs, initialMs * 2 ** this.attempt);
+    this.attempt++;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.restarts++;
+      void this.connect();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  private async teardown(): Promise<void> {
+    const client = this.client;
+    const transport = this.transport;
+    this.client = undefined;
+    this.transport = undefined;
+    if (client) client.onclose = undefined;
+    try {
+      if (client) await client.close();
+    } catch {
+      // the connection is going away anyway
+    }
+    try {
+      if (transport) await transport.close();
+    } catch {
+      // already closed
+    }
+  }
+
+  private setStatus(status: ServerStatus, reason: string | undefined): void {
+    const changed = status !== this.status || reason !== this.reason;
+    this.status = status;
+    this.reason = reason;
+    if (changed) this.options.onChange('status');
+  }
+
+  private describeFailure(error: unknown, signal: AbortSignal): string {
+    let reason =
+      signal.aborted && TimeoutError.isInstance(signal.reason)
+        ? (signal.reason as Error).message
+        : errorMessage(error);
+    if ((error as NodeJS.ErrnoException)?.code === 'ENOENT' && this.transportKind === 'stdio')
+      reason = `command not found: ${this.config.command}`;
+    const transport = this.transport;
+    if (transport instanceof ProcessTransport) {
+      const tail = lastLine(transport.stderrText);
+      if (tail && !reason.includes(tail)) reason += ` (stderr: ${tail})`;
+    }
+    return reason;
+  }
+
+  /** Disconnects for good: no more restarts, the process group is killed. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    clearTimeout(this.refreshTimer);
+    this.retryTimer = undefined;
+    this.generation++;
+    await this.teardown();
+  }
+}
+
+function lastLine(text: string | undefined): string | undefined {
+  const lines = (text ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const line = lines.at(-1);
+  return line === undefined ? undefined : line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof SdkError) {
+    return [
+      SdkErrorCode.ConnectionClosed,
+      SdkErrorCode.NotConnected,
+      SdkErrorCode.SendFailed,
+    ].includes(error.code);
+  }
+  const text = errorMessage(error);
+  return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected|EPIPE/i.test(text);
+}
+
+/** Why a listed tool cannot be offered (name, input schema that is not an object or does not compile), or undefined. */
+function definitionProblem(tool: McpTool): string | undefined {
+  if (typeof tool.name !== 'string' || tool.name === '') return 'it has no name';
+  const spec: ToolSpec = {
+    name: tool.name,
+    description: tool.description ?? '',
+    inputSchema: tool.inputSchema as ToolSpec['inputSchema'],
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema as ToolSpec['inputSchema'] } : {}),
+  };
+  const issues = validateToolDefinition(spec, { mode: 'lenient', namePattern: /^.+$/ }).filter(
+    (issue) =>
+      issue.pointer.startsWith('/inputSchema') || issue.pointer.startsWith('/outputSchema'),
+  );
+  // Depth and required-not-in-properties are advisory; a schema that is not an object or does not compile is not usable.
+  const fatal = issues.filter((issue) =>
+    /must be a JSON Schema object|must have type "object"|does not compile/.test(issue.message),
+  );
+  return fatal.length > 0
+    ? fatal.map((issue) => `${issue.pointer}: ${issue.message}`).join('; ')
+    : undefined;
+}
+
+/** Stable JSON (sorted keys) of a whole definition: annotations and schemas included. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map(
+        (key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`,
+      )
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function sameDefinitions(a: readonly McpTool[], b: readonly McpTool[]): boolean {
+  return a.length === b.length && canonicalJson(a) === canonicalJson(b);
+}
+
+function describeChanges(
+  server: string,
+  before: readonly McpTool[],
+  after: readonly McpTool[],
+  logger: Logger,
+): void {
+  if (before.length === 0) return;
+  const old = new Map(before.map((tool) => [tool.name, tool]));
+  const added = after.filter((tool) => !old.has(tool.name)).map((tool) => tool.name);
+  const removed = before
+    .filter((tool) => !after.some((t) => t.name === tool.name))
+    .map((tool) => tool.name);
+  const changed: string[] = [];
+  for (const tool of after) {
+    const previous = old.get(tool.name);
+    if (!previous || canonicalJson(previous) === canonicalJson(tool)) continue;
+    changed.push(tool.name);
+    if (canonicalJson(previous.annotations ?? {}) !== canonicalJson(tool.annotations ?? {})) {
+      logger.warn(
+        `MCP server "${server}": annotations of tool "${tool.name}" changed from ${canonicalJson(previous.annotations ?? {})} to ${canonicalJson(tool.annotations ?? {})}`,
+      );
+    }
+  }
+  logger.info?.(
+    `MCP server "${server}" tool list changed: added [${added.join(', ')}], removed [${removed.join(', ')}], changed [${changed.join(', ')}]`,
+  );
+}
