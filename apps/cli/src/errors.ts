@@ -1,0 +1,57 @@
+import { ToolwireError, errorMessage } from '@toolwire/schema';
+
+/** Exit codes fixed by SPEC: 0 success, 1 the tool or script failed, 2 bad usage/config/input. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+/** A problem with what the user typed (flags, arguments, files): exit 2. */
+export class UsageError extends ToolwireError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('usage', { message, cause: options.cause });
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * The tool, script or model run failed; its own message has already been printed (or is this
+ * message). Exit 1.
+ */
+export class CommandFailedError extends ToolwireError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('command_failed', { message, cause: options.cause });
+    this.name = 'CommandFailedError';
+  }
+}
+
+/** Error codes (ToolwireError.code) that mean the input or the configuration was wrong. */
+const USAGE_CODES = new Set([
+  'usage',
+  'invalid_config',
+  'no_such_tool',
+  'tool_arguments_truncated',
+  'tool_arguments_malformed',
+  'tool_arguments_invalid',
+  'invalid_tool_definition',
+  'authentication',
+  'provider_not_configured',
+  'feature_unavailable',
+  // Code mode: the script does not compile or does not type-check.
+  'script_syntax',
+  'script_type',
+]);
+
+export function exitCodeFor(error: unknown): number {
+  if (ToolwireError.isInstance(error)) {
+    if (USAGE_CODES.has(error.code)) return EXIT_USAGE;
+    return EXIT_FAILED;
+  }
+  return EXIT_FAILED;
+}
+
+/** The one line printed for an error: the message without stack, newlines folded. */
+export function describeError(error: unknown): string {
+  const message = errorMessage(error).trim();
+  const lines = message.split('\n').map((line) => line.trim());
+  return lines.filter((line) => line !== '').join(' — ') || 'unknown error';
+}

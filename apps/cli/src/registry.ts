@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { spinner } from '@clack/prompts';
+import { createRegistry, type Logger, type Registry, type ToolwireConfig } from '@toolwire/mcp';
+import type { CliContext } from './context.js';
+import { toolwireCacheDir } from './default-config.js';
+
+/** Warnings from the registry go to stderr, one line each; debug lines only with TOOLWIRE_DEBUG. */
+export function cliLogger(ctx: CliContext): Logger {
+  const debug = ctx.env.TOOLWIRE_DEBUG !== undefined && ctx.env.TOOLWIRE_DEBUG !== '';
+  return {
+    warn: (message) => ctx.stderr.write(`${ctx.err.yellow('warning:')} ${message}\n`),
+    error: (message) => ctx.stderr.write(`${ctx.err.red('error:')} ${message}\n`),
+    ...(debug ? { debug: (message: string) => ctx.stderr.write(`${ctx.err.dim(message)}\n`) } : {}),
+  };
+}
+
+/**
+ * Starts a registry for one command and closes it afterwards (stdio servers are stopped even when
+ * the command throws). While the servers connect, a spinner on stderr shows progress, only when
+ * stderr is a terminal.
+ */
+export async function withRegistry<T>(
+  ctx: CliContext,
+  config: ToolwireConfig,
+  use: (registry: Registry) => Promise<T>,
+): Promise<T> {
+  const registry = createRegistry({
+    config,
+    cacheFile: join(toolwireCacheDir(), 'tools-cache.json'),
+    logger: cliLogger(ctx),
+    clientInfo: { name: 'toolwire-cli', version: '0.1.0' },
+  });
+  try {
+    await startWithProgress(ctx, registry, Object.keys(config.mcpServers ?? {}).length);
+    return await use(registry);
+  } finally {
+    await registry.close();
+  }
+}
+
+async function startWithProgress(
+  ctx: CliContext,
+  registry: Registry,
+  serverCount: number,
+): Promise<void> {
+  if (serverCount === 0 || ctx.stderr.isTTY !== true) {
+    await registry.start();
+    return;
+  }
+  const progress = spinner({ output: ctx.stderr, withGuide: false, delay: 80 });
+  progress.start(`Connecting to ${serverCount} MCP server${serverCount === 1 ? '' : 's'}`);
+  const timer = setInterval(() => {
+    const servers = registry.servers();
+    const ready = servers.filter((server) => server.status !== 'connecting').length;
+    progress.message(`Connecting to MCP servers (${ready}/${servers.length} ready)`);
+  }, 150);
+  try {
+    await registry.start();
+  } finally {
+    clearInterval(timer);
+    progress.clear();
+  }
+}

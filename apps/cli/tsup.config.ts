@@ -1,0 +1,10 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: ['src/main.ts'],
+  format: ['esm'],
+  clean: true,
+  sourcemap: true,
+  target: 'node22',
+  banner: { js: '#!/usr/bin/env node' },
+});
