@@ -1,5 +1,7 @@
 import {
+  repairTranscript,
   toolCallArgumentsText,
+  validateTranscript,
   type ChatWarning,
   type ImagePart,
   type Message,
@@ -68,13 +70,21 @@ function toolMessageContent(result: ToolResult, imagesMoved: boolean): string {
 /**
  * Converts Toolwire messages to Chat Completions messages: assistant tool calls are resent with
  * arguments as JSON text, each result becomes a `role: "tool"` message with its `tool_call_id`,
- * in call order, directly after the assistant message (OpenAI rejects anything in between).
+ * in call order, directly after the assistant message (OpenAI rejects anything in between). A
+ * transcript OpenAI would reject (a call without its result after a cancelled turn, orphan or
+ * misplaced results) is repaired first, each fix reported as a `transcript-repaired` warning.
  */
 export function convertMessagesToOpenAI(
-  messages: readonly Message[],
+  input: readonly Message[],
   options: ConvertMessagesOptions,
   warnings: ChatWarning[],
 ): OpenAIWireMessage[] {
+  let messages = input;
+  if (validateTranscript(input).length > 0) {
+    const repair = repairTranscript(input);
+    messages = repair.messages;
+    for (const fix of repair.fixes) warnings.push({ type: 'transcript-repaired', message: fix });
+  }
   const out: OpenAIWireMessage[] = [];
   messages.forEach((message, index) => {
     switch (message.role) {
