@@ -1,0 +1,399 @@
+import {
+  emptyUsage,
+  type AnyTool,
+  type ChatModel,
+  type ChatRequest,
+  type InvalidToolArgumentsError,
+  type Message,
+  type NoSuchToolError,
+  type ToolCall,
+  type ToolSpec,
+  type Usage,
+} from '@toolwire/schema';
+import type { AgentEvent } from './agent-event.js';
+import type {
+  AgentFinishReason,
+  AgentMode,
+  AgentStep,
+  AgentTranscript,
+} from './agent-transcript.js';
+import { InvalidAgentOptionsError, runCancelled } from './agent-errors.js';
+import { EventChannel } from './event-channel.js';
+import { roundMs, type RunContext } from './run-context.js';
+import { runStagedPipeline } from './staged-pipeline.js';
+import { runToolLoop } from './tool-loop.js';
+
+/** Which tool list a mode needs from a `ToolProvider` (`staged` uses the `direct` list). */
+export type ToolListMode = 'direct' | 'code' | 'gateway';
+
+/**
+ * Gives the tools for a run, asked once per run (so a registry's changed tool list is picked up):
+ * - `direct`: one tool per upstream tool (`registry.asTools({ mode: 'tools' })` + native tools);
+ * - `code`: code mode's `execute_code` plus the excluded tools (`createCodeModeTools(...)`);
+ * - `gateway`: one list/execute tool per server (`registry.asTools({ mode: 'gateway' })`).
+ */
+export type ToolProvider = (request: {
+  mode: ToolListMode;
+  signal: AbortSignal;
+}) => readonly AnyTool[] | Promise<readonly AnyTool[]>;
+
+export interface ApprovalRequest {
+  toolCall: ToolCall;
+  tool: ToolSpec;
+  /** The validated arguments the tool would run with. */
+  arguments: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+/** `true`/`false`, or an object with a reason the model is told when the call is refused. */
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+
+export interface RepairToolCallRequest {
+  /** The call as the model made it. */
+  toolCall: ToolCall;
+  /** Why it cannot be used: an unknown tool name or arguments that do not validate. */
+  error: InvalidToolArgumentsError | NoSuchToolError;
+  tools: readonly ToolSpec[];
+  /** The conversation up to and including the assistant turn that made the call. */
+  messages: readonly Message[];
+  signal: AbortSignal;
+}
+
+export interface AgentOptions {
+  model: ChatModel;
+  /** The tools, or a provider asked for the list that fits the mode (default: no tools). */
+  tools?: readonly AnyTool[] | ToolProvider;
+  /** Default `direct`. */
+  mode?: AgentMode;
+  system?: string;
+  /**
+   * Most model calls with tools in one run (default 10). When the last one still calls tools,
+   * one more call is made with tool use switched off, so the run always ends with an answer.
+   */
+  maxSteps?: number;
+  /**
+   * Asked before a call of a tool that needs approval (default: tools whose annotations say
+   * `destructiveHint: true`). A refusal goes back to the model as a `permissionDenied` tool
+   * error. Without this hook no approval is asked.
+   */
+  approve?: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+  /** Which calls need approval; default: `tool.annotations?.destructiveHint === true`. */
+  needsApproval?: (tool: AnyTool, call: ToolCall) => boolean;
+  /**
+   * Gets a call that names an unknown tool or has invalid arguments, and may return a fixed
+   * call (re-validated; the id is kept). Return null to send the error to the model instead.
+   */
+  repairToolCall?: (
+    request: RepairToolCallRequest,
+  ) => ToolCall | null | undefined | Promise<ToolCall | null | undefined>;
+  /** Most tool calls running at once (default 8). */
+  concurrency?: number;
+  /** Per-call time limit; a call that exceeds it gets an `executionTimeout` tool error. */
+  toolTimeoutMs?: number;
+  temperature?: number;
+  maxOutputTokens?: number;
+  providerOptions?: ChatRequest['providerOptions'];
+}
+
+export interface ResolvedAgentOptions {
+  mode: AgentMode;
+  system: string | undefined;
+  maxSteps: number;
+  approve: AgentOptions['approve'];
+  needsApproval: (tool: AnyTool, call: ToolCall) => boolean;
+  repairToolCall: AgentOptions['repairToolCall'];
+  concurrency: number;
+  toolTimeoutMs: number | undefined;
+  temperature: number | undefined;
+  maxOutputTokens: number | undefined;
+  providerOptions: ChatRequest['providerOptions'];
+}
+
+export interface AgentResult {
+  /** The answer. */
+  text: string;
+  finishReason: AgentFinishReason;
+  steps: AgentStep[];
+  /** Summed over every step. */
+  usage: Usage;
+  /** The conversation after the run (input, assistant and tool messages; no system prompt). */
+  messages: Message[];
+  transcript: AgentTranscript;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+}
+
+/** A user prompt, or a whole conversation to continue (e.g. `[...previous.messages, next]`). */
+export type AgentInput = string | readonly Message[];
+
+export interface Agent {
+  readonly mode: AgentMode;
+  /** Runs to the end and returns the answer and the transcript. */
+  run(input: AgentInput, options?: RunOptions): Promise<AgentResult>;
+  /** The same run as events; the last one is `finish`. Breaking out of the loop aborts the run. */
+  stream(input: AgentInput, options?: RunOptions): AsyncIterable<AgentEvent>;
+}
+
+const MODES: readonly AgentMode[] = ['direct', 'code', 'gateway', 'staged'];
+
+/**
+ * Creates the chat loop over any `ChatModel` and any tools.
+ *
+ * ```ts
+ * const agent = createAgent({ model, tools, maxSteps: 8 });
+ * const { text, transcript } = await agent.run('What is 2+2?');
+ * ```
+ */
+export function createAgent(options: AgentOptions): Agent {
+  const resolved = resolveOptions(options);
+  const { model } = options;
+  const tools = options.tools ?? [];
+
+  async function execute(
+    input: AgentInput,
+    signal: AbortSignal,
+    emit: (event: AgentEvent) => void,
+  ): Promise<AgentResult> {
+    const messages = normaliseInput(input);
+    const startedAt = new Date().toISOString();
+    const started = performance.now();
+    if (signal.aborted) throw runCancelled(signal);
+    const toolList = await loadTools(tools, resolved.mode, signal);
+    const context: RunContext = {
+      model,
+      options: resolved,
+      tools: toolList,
+      toolsByName: new Map(toolList.map((tool) => [tool.name, tool])),
+      specs: toolList.map(specOf),
+      input: messages,
+      signal,
+      emit,
+      steps: [],
+      usage: emptyUsage(),
+    };
+    const outcome =
+      resolved.mode === 'staged' ? await runStagedPipeline(context) : await runToolLoop(context);
+    const transcript: AgentTranscript = {
+      version: 1,
+      mode: resolved.mode,
+      provider: model.provider,
+      modelId: model.modelId,
+      startedAt,
+      durationMs: roundMs(performance.now() - started),
+      system: resolved.system ?? null,
+      input: [...messages],
+      steps: context.steps,
+      text: outcome.text,
+      finishReason: outcome.finishReason,
+      usage: context.usage,
+    };
+    const result: AgentResult = {
+      text: outcome.text,
+      finishReason: outcome.finishReason,
+      steps: context.steps,
+      usage: context.usage,
+      messages: outcome.messages,
+      transcript,
+    };
+    emit({ type: 'finish', result });
+    return result;
+  }
+
+  return {
+    mode: resolved.mode,
+    async run(input, runOptions = {}) {
+      return execute(input, runOptions.signal ?? new AbortController().signal, () => undefined);
+    },
+    stream(input, runOptions = {}) {
+      const stopped = new AbortController();
+      const signal = runOptions.signal
+        ? AbortSignal.any([runOptions.signal, stopped.signal])
+        : stopped.signal;
+      const channel = new EventChannel<AgentEvent>(() =>
+        stopped.abort(new Error('the consumer stopped reading the agent stream')),
+      );
+      // Started on first pull, so an unread stream costs nothing.
+      let started = false;
+      return {
+        [Symbol.asyncIterator]() {
+          if (!started) {
+            started = true;
+            execute(input, signal, (event) => channel.push(event)).then(
+              () => channel.end(),
+              (error: unknown) => channel.fail(error),
+            );
+          }
+          return channel[Symbol.asyncIterator]();
+        },
+      };
+    },
+  };
+}
+
+function specOf(tool: AnyTool): ToolSpec {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+  };
+}
+
+async function loadTools(
+  source: readonly AnyTool[] | ToolProvider,
+  mode: AgentMode,
+  signal: AbortSignal,
+): Promise<AnyTool[]> {
+  const listMode: ToolListMode = mode === 'staged' ? 'direct' : mode;
+  const list = typeof source === 'function' ? await source({ mode: listMode, signal }) : source;
+  if (!Array.isArray(list)) {
+    throw new InvalidAgentOptionsError({
+      field: 'tools',
+      message: `tools must be an array of tools or a function returning one (the provider returned ${typeof list})`,
+    });
+  }
+  const seen = new Set<string>();
+  list.forEach((tool: AnyTool, index: number) => {
+    if (tool === null || typeof tool !== 'object' || typeof tool.name !== 'string') {
+      throw new InvalidAgentOptionsError({
+        field: `tools[${index}]`,
+        message: `tools[${index}] must be a tool with a name, description and inputSchema`,
+      });
+    }
+    if (seen.has(tool.name)) {
+      throw new InvalidAgentOptionsError({
+        field: `tools[${index}].name`,
+        message: `tools[${index}].name: two tools are named "${tool.name}"; tool names must be unique`,
+      });
+    }
+    seen.add(tool.name);
+  });
+  if (mode === 'code' && !seen.has('execute_code')) {
+    throw new InvalidAgentOptionsError({
+      field: 'tools',
+      message:
+        'mode "code" needs a tool named "execute_code" in tools (createCodeModeTools from @toolwire/codemode makes it)',
+    });
+  }
+  return [...list];
+}
+
+function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidAgentOptionsError({
+      field: 'options',
+      message: 'createAgent needs an options object',
+    });
+  }
+  const { model } = options;
+  if (
+    model === null ||
+    typeof model !== 'object' ||
+    typeof model.generate !== 'function' ||
+    typeof model.stream !== 'function'
+  ) {
+    throw new InvalidAgentOptionsError({
+      field: 'model',
+      message: 'model must be a ChatModel (an object with generate() and stream())',
+    });
+  }
+  const mode = options.mode ?? 'direct';
+  if (!MODES.includes(mode)) {
+    throw new InvalidAgentOptionsError({
+      field: 'mode',
+      message: `mode must be one of ${MODES.map((m) => `"${m}"`).join(', ')} (got ${JSON.stringify(mode)})`,
+    });
+  }
+  if (
+    options.tools !== undefined &&
+    typeof options.tools !== 'function' &&
+    !Array.isArray(options.tools)
+  ) {
+    throw new InvalidAgentOptionsError({
+      field: 'tools',
+      message: 'tools must be an array of tools or a function returning one',
+    });
+  }
+  const maxSteps = options.maxSteps ?? 10;
+  checkInteger('maxSteps', maxSteps, 1);
+  const concurrency = options.concurrency ?? 8;
+  checkInteger('concurrency', concurrency, 1);
+  if (
+    options.toolTimeoutMs !== undefined &&
+    !(typeof options.toolTimeoutMs === 'number' && options.toolTimeoutMs > 0)
+  ) {
+    throw new InvalidAgentOptionsError({
+      field: 'toolTimeoutMs',
+      message: `toolTimeoutMs must be a number > 0 (got ${JSON.stringify(options.toolTimeoutMs)})`,
+    });
+  }
+  for (const hook of ['approve', 'needsApproval', 'repairToolCall'] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== 'function') {
+      throw new InvalidAgentOptionsError({
+        field: hook,
+        message: `${hook} must be a function (got ${typeof options[hook]})`,
+      });
+    }
+  }
+  if (options.system !== undefined && typeof options.system !== 'string') {
+    throw new InvalidAgentOptionsError({
+      field: 'system',
+      message: `system must be a string (got ${typeof options.system})`,
+    });
+  }
+  return {
+    mode,
+    system: options.system,
+    maxSteps,
+    approve: options.approve,
+    needsApproval:
+      options.needsApproval ?? ((tool: AnyTool) => tool.annotations?.destructiveHint === true),
+    repairToolCall: options.repairToolCall,
+    concurrency,
+    toolTimeoutMs: options.toolTimeoutMs,
+    temperature: options.temperature,
+    maxOutputTokens: options.maxOutputTokens,
+    providerOptions: options.providerOptions,
+  };
+}
+
+function checkInteger(field: string, value: unknown, min: number): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new InvalidAgentOptionsError({
+      field,
+      message: `${field} must be an integer >= ${min} (got ${JSON.stringify(value)})`,
+    });
+  }
+}
+
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
+function normaliseInput(input: AgentInput): Message[] {
+  if (typeof input === 'string') {
+    if (input.trim() === '') {
+      throw new InvalidAgentOptionsError({
+        field: 'input',
+        message: 'input must be a non-empty prompt or a non-empty array of messages',
+      });
+    }
+    return [{ role: 'user', content: input }];
+  }
+  if (!Array.isArray(input) || input.length === 0) {
+    throw new InvalidAgentOptionsError({
+      field: 'input',
+      message: 'input must be a non-empty prompt or a non-empty array of messages',
+    });
+  }
+  input.forEach((message: Message, index: number) => {
+    if (message === null || typeof message !== 'object' || !ROLES.has(message.role)) {
+      throw new InvalidAgentOptionsError({
+        field: `input[${index}].role`,
+        message: `input[${index}].role must be "system", "user", "assistant" or "tool" (got ${JSON.stringify((message as { role?: unknown } | null)?.role)})`,
+      });
+    }
+  });
+  return [...input];
+}

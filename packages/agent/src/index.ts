@@ -1,0 +1,28 @@
+export { createAgent } from './create-agent.js';
+export type {
+  Agent,
+  AgentOptions,
+  AgentResult,
+  AgentInput,
+  RunOptions,
+  ToolProvider,
+  ToolListMode,
+  ApprovalRequest,
+  ApprovalDecision,
+  RepairToolCallRequest,
+} from './create-agent.js';
+export type { AgentEvent } from './agent-event.js';
+export type {
+  AgentMode,
+  AgentStep,
+  AgentTranscript,
+  AgentFinishReason,
+  StepKind,
+  StepRequest,
+  StepResponse,
+  ApprovalRecord,
+  RepairRecord,
+  ErrorRecord,
+} from './agent-transcript.js';
+export { InvalidAgentOptionsError, StageOutputError } from './agent-errors.js';
+export { SELECTION_SYSTEM_PROMPT } from './staged-pipeline.js';

@@ -1,0 +1,212 @@
+import {
+  addUsage,
+  emptyUsage,
+  StreamProtocolError,
+  type AnyTool,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatWarning,
+  type Message,
+  type ToolSpec,
+  type Usage,
+} from '@toolwire/schema';
+import type { AgentEvent } from './agent-event.js';
+import type { AgentStep, StepKind, StepRequest } from './agent-transcript.js';
+import { errorRecord, runCancelled } from './agent-errors.js';
+import type { ResolvedAgentOptions } from './create-agent.js';
+
+/** Everything one run shares between the loop or pipeline and the helpers. */
+export interface RunContext {
+  readonly model: ChatModel;
+  readonly options: ResolvedAgentOptions;
+  readonly tools: readonly AnyTool[];
+  readonly toolsByName: ReadonlyMap<string, AnyTool>;
+  readonly specs: readonly ToolSpec[];
+  /** The input messages, without the agent's system prompt. */
+  readonly input: readonly Message[];
+  readonly signal: AbortSignal;
+  emit(event: AgentEvent): void;
+  readonly steps: AgentStep[];
+  usage: Usage;
+}
+
+/** Request settings every model call of a run carries. */
+export function baseRequest(context: RunContext): Partial<ChatRequest> {
+  const { temperature, maxOutputTokens, providerOptions } = context.options;
+  return {
+    signal: context.signal,
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(providerOptions !== undefined ? { providerOptions } : {}),
+  };
+}
+
+export function describeRequest(request: ChatRequest): StepRequest {
+  return {
+    tools: (request.tools ?? []).map((tool) => tool.name),
+    toolChoice: request.toolChoice ?? null,
+    responseFormat: request.responseFormat ? (request.responseFormat.name ?? 'response') : null,
+    messageCount: request.messages.length,
+  };
+}
+
+export function beginStep(
+  context: RunContext,
+  kind: StepKind,
+  request: ChatRequest | null,
+): AgentStep & { started?: number } {
+  const step: AgentStep & { started?: number } = {
+    index: context.steps.length + 1,
+    kind,
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    request: request ? describeRequest(request) : null,
+    response: null,
+    stageTools: null,
+    toolCalls: [],
+    toolResults: [],
+    approvals: [],
+    repairs: [],
+    usage: emptyUsage(),
+    warnings: [],
+    fallback: null,
+    error: null,
+    started: performance.now(),
+  };
+  // Reserve the index now so nested helpers see the right step number.
+  context.steps.push(step);
+  context.emit({ type: 'step-start', step: step.index, kind, request: step.request });
+  return step;
+}
+
+export function finishStep(context: RunContext, step: AgentStep & { started?: number }): AgentStep {
+  step.durationMs = roundMs(performance.now() - (step.started ?? performance.now()));
+  delete step.started;
+  context.usage = addUsage(context.usage, step.usage);
+  context.emit({ type: 'step-finish', step });
+  return step;
+}
+
+/** Records a model response on its step. */
+export function recordResponse(step: AgentStep, response: ChatResponse, object?: unknown): void {
+  step.response = {
+    text: response.text,
+    finishReason: response.finishReason,
+    rawFinishReason: response.rawFinishReason ?? null,
+    modelId: response.modelId,
+    responseId: response.responseId ?? null,
+    object: object === undefined ? null : object,
+  };
+  step.usage = addUsage(step.usage, response.usage);
+  for (const warning of response.warnings) addWarning(step, warning);
+}
+
+export function recordError(step: AgentStep, error: unknown, fallback: string): void {
+  step.error = errorRecord(error);
+  step.fallback = fallback;
+}
+
+function addWarning(step: AgentStep, warning: ChatWarning): void {
+  if (!step.warnings.some((w) => w.type === warning.type && w.message === warning.message))
+    step.warnings.push(warning);
+}
+
+export function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+/**
+ * Streams one model call: forwards text, reasoning and completed tool calls as events (text only
+ * when `emitText`), and returns the final response. Abort is honoured even when an adapter does
+ * not react to the signal: the iteration is raced against it.
+ */
+export async function streamModel(
+  context: RunContext,
+  step: AgentStep,
+  request: ChatRequest,
+  emitText: boolean,
+): Promise<ChatResponse> {
+  const { signal } = context;
+  if (signal.aborted) throw runCancelled(signal);
+  const iterator = context.model.stream(request)[Symbol.asyncIterator]();
+  let response: ChatResponse | undefined;
+  try {
+    for (;;) {
+      const next = await raceAbort(iterator.next(), signal);
+      if (next.done) break;
+      const part = next.value;
+      switch (part.type) {
+        case 'text-delta':
+          if (emitText) context.emit({ type: 'text-delta', step: step.index, delta: part.delta });
+          break;
+        case 'reasoning-delta':
+          if (emitText)
+            context.emit({ type: 'reasoning-delta', step: step.index, delta: part.delta });
+          break;
+        case 'tool-call':
+          context.emit({ type: 'tool-call', step: step.index, toolCall: part.toolCall });
+          break;
+        case 'warning':
+          addWarning(step, part.warning);
+          context.emit({ type: 'warning', step: step.index, warning: part.warning });
+          break;
+        case 'finish':
+          response = part.response;
+          break;
+        default:
+          break;
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) {
+      // Stop the adapter's stream without waiting for it: it may be stuck on a dead socket.
+      iterator.return?.().catch(() => undefined);
+      throw runCancelled(signal);
+    }
+    throw error;
+  }
+  if (!response) {
+    throw new StreamProtocolError({
+      provider: context.model.provider,
+      message: `the ${context.model.provider} stream ended without a finish part`,
+    });
+  }
+  return response;
+}
+
+/** One non-streamed model call (for the staged pipeline's constrained stages). */
+export async function generateModel(
+  context: RunContext,
+  request: ChatRequest,
+): Promise<ChatResponse> {
+  if (context.signal.aborted) throw runCancelled(context.signal);
+  try {
+    return await raceAbort(context.model.generate(request), context.signal);
+  } catch (error) {
+    if (context.signal.aborted) throw runCancelled(context.signal);
+    throw error;
+  }
+}
+
+/** Settles with `promise`, or rejects as soon as `signal` aborts. */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(runCancelled(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(runCancelled(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(signal.aborted ? runCancelled(signal) : error);
+      },
+    );
+  });
+}

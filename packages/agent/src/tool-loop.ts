@@ -1,0 +1,101 @@
+import type { AssistantMessage, ChatRequest, Message } from '@toolwire/schema';
+import type { AgentFinishReason } from './agent-transcript.js';
+import {
+  baseRequest,
+  beginStep,
+  finishStep,
+  recordResponse,
+  streamModel,
+  type RunContext,
+} from './run-context.js';
+import { executePreparedCalls, prepareToolCalls } from './run-tool-calls.js';
+
+export interface RunOutcome {
+  text: string;
+  finishReason: AgentFinishReason;
+  messages: Message[];
+}
+
+export function withSystem(context: RunContext, messages: readonly Message[]): Message[] {
+  const system = context.options.system;
+  return system === undefined ? [...messages] : [{ role: 'system', content: system }, ...messages];
+}
+
+/**
+ * The tool loop (seed 001): call the model with the tools; run the calls it makes in parallel;
+ * continue with the results; stop when it answers without calling a tool. After `maxSteps`
+ * model calls that all called tools, one more call is made with tool use switched off, so the
+ * user always gets an answer (pain point 11).
+ *
+ * That last call keeps the tools declared and sends `toolChoice: 'none'` when the model's
+ * adapter enforces it: dropping the tools from a request whose history has tool calls makes
+ * some providers reject it (Anthropic wants tools declared when the history has tool blocks).
+ * Adapters that cannot enforce `none` (Ollama ignores tool_choice) get no tools instead, which
+ * those providers accept with tool history.
+ */
+export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
+  const { model, options, specs } = context;
+  const conversation: Message[] = [...context.input];
+  const tools = specs.length > 0 ? [...specs] : undefined;
+
+  for (let count = 1; count <= options.maxSteps; count++) {
+    const request: ChatRequest = {
+      ...baseRequest(context),
+      messages: withSystem(context, conversation),
+      ...(tools ? { tools, toolChoice: 'auto' as const } : {}),
+    };
+    const step = beginStep(context, 'tool-loop', request);
+    const response = await streamModel(context, step, request, true);
+    recordResponse(step, response);
+    const assistant: AssistantMessage = { role: 'assistant', content: response.text };
+    if (response.reasoning && response.reasoning.length > 0)
+      assistant.reasoning = response.reasoning;
+    if (response.providerMetadata) assistant.providerMetadata = response.providerMetadata;
+    if (response.toolCalls.length === 0) {
+      conversation.push(assistant);
+      finishStep(context, step);
+      return { text: response.text, finishReason: response.finishReason, messages: conversation };
+    }
+    assistant.toolCalls = response.toolCalls;
+    conversation.push(assistant);
+    const prepared = await prepareToolCalls(context, step, response.toolCalls, {
+      outputTruncated: response.finishReason === 'length',
+      messages: conversation,
+    });
+    // Repaired calls replace the model's, so each result answers the call next to it.
+    const calls = prepared.map((entry) => entry.call);
+    assistant.toolCalls = calls;
+    step.toolCalls = calls;
+    // Invalid arguments and unknown tools go back to the model as tool errors, never thrown.
+    const results = await executePreparedCalls(context, step, prepared);
+    step.toolResults = results;
+    conversation.push({ role: 'tool', results });
+    finishStep(context, step);
+  }
+
+  const keepTools = tools !== undefined && model.capabilities.toolChoice.none;
+  const request: ChatRequest = {
+    ...baseRequest(context),
+    messages: withSystem(context, conversation),
+    ...(keepTools ? { tools, toolChoice: 'none' as const } : {}),
+  };
+  const step = beginStep(context, 'final-answer', request);
+  const response = await streamModel(context, step, request, true);
+  recordResponse(step, response);
+  if (response.toolCalls.length > 0) {
+    // The step limit is spent: the calls are not run, and not kept in the conversation, where
+    // they would stand without results.
+    const warning = {
+      type: 'tool-choice-ignored' as const,
+      message: `the model called ${response.toolCalls.map((c) => c.name).join(', ')} after the step limit (${options.maxSteps}); those calls were not run`,
+    };
+    step.warnings.push(warning);
+    context.emit({ type: 'warning', step: step.index, warning });
+    step.toolCalls = response.toolCalls;
+  }
+  const assistant: AssistantMessage = { role: 'assistant', content: response.text };
+  if (response.reasoning && response.reasoning.length > 0) assistant.reasoning = response.reasoning;
+  conversation.push(assistant);
+  finishStep(context, step);
+  return { text: response.text, finishReason: 'max-steps', messages: conversation };
+}
