@@ -1,6 +1,6 @@
 // The JavaScript that runs inside the sandbox before the script: it builds `tools`, the plain
 // tool globals, `console` and the read-only globals, then runs the script and reports its outcome.
-// Both engines evaluate it to a factory `(call, log, configJson) => finish`, so the bridge functions
+// Both engines evaluate it to a factory `(call, log, done, configJson) => start`, so the bridge functions
 // live only in this closure and never on the guest's global object.
 //
 // This file is loaded by the worker and child-process runners through Node's type stripping in
@@ -33,7 +33,7 @@ export interface GuestError {
  */
 export type GuestOutcome = string;
 
-export const harnessSource = String.raw`(function (call, log, configJson) {
+export const harnessSource = String.raw`(function (call, log, done, configJson) {
   'use strict';
   const g = globalThis;
   const parse = JSON.parse;
@@ -50,6 +50,7 @@ export const harnessSource = String.raw`(function (call, log, configJson) {
   const apply = Reflect.apply;
   const join = Array.prototype.join;
   const map = Array.prototype.map;
+  const promiseThen = Promise.prototype.then;
   // Shared memory and WebAssembly are ways around the engine's memory limit and into timing
   // attacks; tool orchestration needs neither.
   for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly']) {
@@ -142,7 +143,7 @@ export const harnessSource = String.raw`(function (call, log, configJson) {
     }
   }
 
-  return async function finish(main) {
+  async function settle(main) {
     let value;
     try {
       value = await main();
@@ -163,5 +164,16 @@ export const harnessSource = String.raw`(function (call, log, configJson) {
       return '0' + stringify({ name: 'Error', message: 'result too large', resultProblem: 'too-large', resultBytes: json.length });
     }
     return '1' + json;
+  }
+
+  // The outcome is handed to the host through done(), never through a promise the host would
+  // have to subscribe to with then() (which the script can replace).
+  return function start(main) {
+    apply(promiseThen, settle(main), [
+      done,
+      function (error) {
+        done('0' + stringify(describe(error)));
+      },
+    ]);
   };
 })`;

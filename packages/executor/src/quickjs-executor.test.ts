@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createQuickJSExecutor } from './quickjs-executor.js';
 import { runExecutorContract } from './testing/executor-contract.js';
+import { runExecutorSecuritySuite } from './testing/security-contract.js';
 
 runExecutorContract('quickjs', () => createQuickJSExecutor({ poolSize: 2 }));
+runExecutorSecuritySuite('quickjs', () => createQuickJSExecutor({ poolSize: 2 }));
 
 describe('createQuickJSExecutor', () => {
   it('rejects a bad pool size naming the option', () => {

@@ -73,9 +73,12 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
       maxOldGenerationSizeMb: Math.max(64, heapMb * 2),
       maxYoungGenerationSizeMb: 16,
     },
-    stdout: false,
-    stderr: false,
+    // Emscripten prints engine aborts to stderr; the run's result already says what happened.
+    stdout: true,
+    stderr: true,
   });
+  worker.stdout.resume();
+  worker.stderr.resume();
   let listener: ((message: RunnerMessage) => void) | undefined;
   let exitListener: ((error: Error) => void) | undefined;
   let exited = false;

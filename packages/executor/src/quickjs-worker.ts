@@ -28,6 +28,8 @@ interface ActiveRun {
   pending: Map<number, QuickJSDeferredPromise>;
   handles: QuickJSHandle[];
   done: boolean;
+  /** Set by the harness's done() callback; acted on once the engine has returned. */
+  outcome: string | undefined;
 }
 
 let active: ActiveRun | undefined;
@@ -56,7 +58,15 @@ function startRun(message: Extract<HostMessage, { type: 'run' }>): void {
     () => Date.now() > deadline || (stopFlag !== undefined && Atomics.load(stopFlag, 0) !== 0),
   );
   const vm = runtime.newContext();
-  const run: ActiveRun = { runId, runtime, vm, pending: new Map(), handles: [], done: false };
+  const run: ActiveRun = {
+    runId,
+    runtime,
+    vm,
+    pending: new Map(),
+    handles: [],
+    done: false,
+    outcome: undefined,
+  };
   active = run;
   const logs = new LogBudget(limits.maxLogBytes, limits.maxLogLines);
   let nextCallId = 0;
@@ -78,34 +88,24 @@ function startRun(message: Extract<HostMessage, { type: 'run' }>): void {
     if (wasTruncated) return;
     post({ type: 'log', runId, level: vm.getString(levelHandle) as 'log', message: text });
   });
+  const done = vm.newFunction('done', (outcomeHandle) => {
+    if (run.outcome === undefined) run.outcome = vm.getString(outcomeHandle);
+  });
   const configJson = vm.newString(JSON.stringify(message.config));
-  run.handles.push(call, log, configJson);
+  run.handles.push(call, log, done, configJson);
 
   const factory = vm.evalCode(harnessSource, 'harness.js');
   if (factory.error) return finish(run, engineFailure(run, factory.error, 'internal'));
   run.handles.push(factory.value);
-  const finishFn = vm.callFunction(factory.value, vm.undefined, call, log, configJson);
-  if (finishFn.error) return finish(run, engineFailure(run, finishFn.error, 'internal'));
-  run.handles.push(finishFn.value);
+  const start = vm.callFunction(factory.value, vm.undefined, call, log, done, configJson);
+  if (start.error) return finish(run, engineFailure(run, start.error, 'internal'));
+  run.handles.push(start.value);
   const main = vm.evalCode(message.code, 'script.js');
   if (main.error) return finish(run, engineFailure(run, main.error, 'syntax'));
   run.handles.push(main.value);
-  const promise = vm.callFunction(finishFn.value, vm.undefined, main.value);
-  if (promise.error) return finish(run, engineFailure(run, promise.error, 'internal'));
-  run.handles.push(promise.value);
-  vm.resolvePromise(promise.value).then(
-    (settled) => {
-      if (run.done) {
-        settled.dispose();
-        return;
-      }
-      if (settled.error) return finish(run, engineFailure(run, settled.error, 'internal'));
-      const outcome = vm.getString(settled.value);
-      settled.value.dispose();
-      finish(run, { type: 'guest', outcome });
-    },
-    (error: unknown) => finish(run, hostFailure(error)),
-  );
+  const started = vm.callFunction(start.value, vm.undefined, main.value);
+  if (started.error) return finish(run, engineFailure(run, started.error, 'internal'));
+  started.value.dispose();
   pump(run);
 }
 
@@ -130,12 +130,22 @@ function deliver(runId: number, callId: number, envelope: string): void {
 /** Runs queued promise jobs (the guest's continuations) until none are left or the engine stops. */
 function pump(run: ActiveRun): void {
   if (run.done) return;
-  const result = run.runtime.executePendingJobs();
+  let result: ReturnType<QuickJSRuntime['executePendingJobs']>;
+  try {
+    result = run.runtime.executePendingJobs();
+  } catch (error) {
+    // The WebAssembly module itself aborted (an engine assertion, usually under memory
+    // pressure): this worker's QuickJS is unusable from here on.
+    return finish(run, wasmAbort(error), true);
+  }
   if (result.error) {
     const context = result.error.context;
     const failure = engineFailure(run, result.error, 'internal', context);
-    finish(run, failure);
+    // A job that died mid-way (interrupt, out of memory) can leave objects QuickJS cannot free
+    // cleanly (JS_FreeRuntime aborts on its leak assertion): retire this worker instead.
+    return finish(run, failure, true);
   }
+  if (run.outcome !== undefined) finish(run, { type: 'guest', outcome: run.outcome });
 }
 
 function engineFailure(
@@ -178,6 +188,11 @@ function engineFailure(
   return { type: 'engine', reason, error };
 }
 
+function wasmAbort(error: unknown): RunnerOutcome {
+  const message = error instanceof Error ? error.message : String(error);
+  return { type: 'engine', reason: 'internal', error: { name: 'InternalError', message } };
+}
+
 function hostFailure(error: unknown): RunnerOutcome {
   return {
     type: 'engine',
@@ -189,12 +204,14 @@ function hostFailure(error: unknown): RunnerOutcome {
   };
 }
 
-function finish(run: ActiveRun, result: RunnerOutcome): void {
+function finish(run: ActiveRun, result: RunnerOutcome, abandon = false): void {
   if (run.done) return;
   run.done = true;
   let recycle =
-    result.type === 'engine' && (result.reason === 'memory' || result.reason === 'internal');
+    abandon ||
+    (result.type === 'engine' && (result.reason === 'memory' || result.reason === 'internal'));
   try {
+    if (abandon) throw new Error('runtime abandoned with its worker');
     for (const deferred of run.pending.values()) deferred.dispose();
     run.pending.clear();
     for (const handle of run.handles) if (handle.alive) handle.dispose();

@@ -362,6 +362,8 @@ function classifyGuestError(
       message: `Tool ${error.tool} failed (${category}): ${error.message}. The error was not caught; use try/catch around the call to handle it.`,
     };
   }
+  if (error.name === 'InternalError' && error.message === 'interrupted')
+    return stopError('timeout', limits);
   if (memoryMessages.test(error.message)) {
     return memoryError(limits);
   }
