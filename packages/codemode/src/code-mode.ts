@@ -1,0 +1,433 @@
+import {
+  InvalidToolArgumentsError,
+  ToolExecutionError,
+  parseToolArguments,
+  toolContent,
+  toolFailureFromError,
+  type AnyTool,
+  type ToolContentOutput,
+} from '@toolwire/schema';
+import {
+  createQuickJSExecutor,
+  type ExecutionErrorInfo,
+  type ExecutionLimits,
+  type Executor,
+  type HostFunction,
+  type LogEntry,
+  type ToolCallRecord,
+} from '@toolwire/executor';
+import {
+  generateDeclarations,
+  type Declarations,
+  type GenerateDeclarationsOptions,
+} from './declarations.js';
+import { normalizeScript, stripTypes } from './script.js';
+import { CodeTypeChecker, formatDiagnostics, type CodeDiagnostic } from './type-checker.js';
+import { toolSource, type CodeModeToolSource, type SourceTool } from './tool-source.js';
+import { unwrapToolResult } from './unwrap-tool-result.js';
+
+export type ToolMode = 'direct' | 'code' | 'both';
+export type TypecheckMode = 'off' | 'warn' | 'error';
+
+export const EXECUTE_CODE_TOOL_NAME = 'execute_code';
+
+export interface CodeModeOptions {
+  /** A registry (`@toolwire/mcp`), any `CodeModeToolSource`, or plain tools with `execute`. */
+  source: CodeModeToolSource | readonly AnyTool[];
+  /** Tools kept as direct tools only, beside `execute_code` (images, tools a model was trained on). */
+  excludedTools?: readonly string[];
+  /** Per tool: `code` (default: only inside `execute_code`), `direct` (only as its own tool) or `both`. */
+  toolModes?: Readonly<Record<string, ToolMode>>;
+  /** Runs the code; default a QuickJS executor made on first use (and closed by `close()`). */
+  executor?: Executor;
+  /** Type-check the code before running it: `error` (default) refuses to run code with type errors. */
+  typecheck?: TypecheckMode;
+  /** Sandbox limits for each run (see `@toolwire/executor`). */
+  limits?: Partial<ExecutionLimits>;
+  /** Timeout of each tool call made by the code (the source's default when absent). */
+  toolTimeoutMs?: number;
+  /** How declarations are written (description length, depth, doc comments). */
+  declarations?: GenerateDeclarationsOptions;
+  /** Name of the code tool (default `execute_code`). */
+  toolName?: string;
+}
+
+export interface RunCodeOptions {
+  typecheck?: TypecheckMode;
+  limits?: Partial<ExecutionLimits>;
+  signal?: AbortSignal;
+}
+
+export type CodeRunErrorKind = ExecutionErrorInfo['kind'] | 'typecheck';
+
+/** What running a script gives: console output, the returned value and every tool call made. */
+export interface CodeRunResult {
+  ok: boolean;
+  value?: unknown;
+  logs: LogEntry[];
+  logsTruncated: boolean;
+  /** Tool calls in the order made, by tool name (not the identifier the script used). */
+  toolCalls: ToolCallRecord[];
+  /** Type errors found before running (with `typecheck: 'warn'` the code ran anyway). */
+  diagnostics: CodeDiagnostic[];
+  error?: {
+    kind: CodeRunErrorKind;
+    message: string;
+    line?: number;
+    column?: number;
+    tool?: string;
+  };
+  durationMs: number;
+  /** Time spent type-checking (0 when off). */
+  typecheckMs: number;
+}
+
+export interface CodeMode {
+  /** What to give the model: `execute_code` first, then the direct tools. */
+  readonly tools: AnyTool[];
+  readonly executeCodeTool: AnyTool;
+  /** Tools reachable only directly (excluded or `direct`), and those offered both ways. */
+  readonly directTools: AnyTool[];
+  readonly declarations: Declarations;
+  /** Type-checks, strips and runs a script against the code-mode tools. */
+  run(code: string, options?: RunCodeOptions): Promise<CodeRunResult>;
+  /** Closes the executor if code mode created it (a given executor is left to its owner). */
+  close(): Promise<void>;
+}
+
+/**
+ * Code mode: one `execute_code` tool whose description declares the tools as typed async
+ * functions, plus the tools kept direct. Tool calls made by the code go through the source (for a
+ * registry: its long-lived connections), with arguments validated against each tool's schema.
+ */
+export function createCodeMode(options: CodeModeOptions): CodeMode {
+  const source = isToolArray(options.source) ? toolSource(options.source) : options.source;
+  const modes = resolveModes(options);
+  const sourceTools = source.listTools();
+  const codeTools = sourceTools.filter((tool) => (modes.get(tool.name) ?? 'code') !== 'direct');
+  const directNames = new Set(
+    sourceTools
+      .filter((tool) => (modes.get(tool.name) ?? 'code') !== 'code')
+      .map((tool) => tool.name),
+  );
+  const declarations = generateDeclarations(codeTools, options.declarations);
+  const byName = new Map(codeTools.map((tool) => [tool.name, tool]));
+  const checker = new CodeTypeChecker();
+  const defaultTypecheck = checkTypecheckMode(options.typecheck ?? 'error', 'typecheck');
+  let executor = options.executor;
+  const ownsExecutor = executor === undefined;
+
+  const functions: Record<string, HostFunction> = {};
+  for (const binding of declarations.bindings) {
+    const tool = byName.get(binding.toolName)!;
+    functions[binding.identifier] = async (args, context) => {
+      const parsed = parseToolArguments(tool.inputSchema, args ?? {}, {
+        toolName: tool.name,
+        repair: false,
+      });
+      if (!parsed.success) throw parsed.error;
+      const result = await source.callTool(tool.name, parsed.value, {
+        signal: context.signal,
+        ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
+      });
+      return unwrapToolResult(tool.name, result);
+    };
+  }
+  const toolNameOf = new Map(declarations.bindings.map((b) => [b.identifier, b.toolName]));
+
+  const run = async (code: string, runOptions: RunCodeOptions = {}): Promise<CodeRunResult> => {
+    const started = performance.now();
+    const mode = checkTypecheckMode(runOptions.typecheck ?? defaultTypecheck, 'typecheck');
+    if (typeof code !== 'string') {
+      throw new InvalidToolArgumentsError({
+        toolName: options.toolName ?? EXECUTE_CODE_TOOL_NAME,
+        problem: 'invalid',
+        issues: [
+          { pointer: '/code', message: 'expected a string of TypeScript code', expected: 'string' },
+        ],
+      });
+    }
+    const script = normalizeScript(code);
+    let diagnostics: CodeDiagnostic[] = [];
+    let typecheckMs = 0;
+    if (mode !== 'off') {
+      const checkStarted = performance.now();
+      diagnostics = checker.check(script.body, declarations.text, declarations.checkPrelude);
+      typecheckMs = performance.now() - checkStarted;
+      if (mode === 'error' && diagnostics.length > 0) {
+        return {
+          ok: false,
+          logs: [],
+          logsTruncated: false,
+          toolCalls: [],
+          diagnostics,
+          error: {
+            kind: 'typecheck',
+            message: `The code has type errors and was not run:\n${formatDiagnostics(diagnostics)}`,
+            ...(diagnostics[0]!.line > 0
+              ? { line: diagnostics[0]!.line, column: diagnostics[0]!.column }
+              : {}),
+          },
+          durationMs: performance.now() - started,
+          typecheckMs,
+        };
+      }
+    }
+    const stripped = stripTypes(script.body);
+    if (!stripped.ok) {
+      const first = stripped.unsupported[0]!;
+      return {
+        ok: false,
+        logs: [],
+        logsTruncated: false,
+        toolCalls: [],
+        diagnostics,
+        error: {
+          kind: 'syntax',
+          message: `TypeScript syntax that needs compiling (enum, namespace, parameter properties) is not supported: "${first.text}" at line ${first.line}, column ${first.column}. Use plain objects and string-literal unions instead.`,
+          line: first.line,
+          column: first.column,
+        },
+        durationMs: performance.now() - started,
+        typecheckMs,
+      };
+    }
+    executor ??= createQuickJSExecutor();
+    const result = await executor.run(stripped.code, {
+      functions,
+      ...(options.limits || runOptions.limits
+        ? { limits: { ...options.limits, ...runOptions.limits } }
+        : {}),
+      ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+    });
+    const toolCalls = result.toolCalls.map((call) => ({
+      ...call,
+      name: toolNameOf.get(call.name) ?? call.name,
+    }));
+    return {
+      ok: result.ok,
+      ...(result.ok ? { value: result.value } : {}),
+      logs: result.logs,
+      logsTruncated: result.logsTruncated,
+      toolCalls,
+      diagnostics,
+      ...(result.error
+        ? {
+            error: {
+              kind: result.error.kind,
+              message: result.error.message,
+              ...(result.error.line !== undefined ? { line: result.error.line } : {}),
+              ...(result.error.column !== undefined ? { column: result.error.column } : {}),
+              ...(result.error.tool !== undefined
+                ? { tool: toolNameOf.get(result.error.tool) ?? result.error.tool }
+                : {}),
+            },
+          }
+        : {}),
+      durationMs: performance.now() - started,
+      typecheckMs,
+    };
+  };
+
+  const executeCodeTool: AnyTool = {
+    name: options.toolName ?? EXECUTE_CODE_TOOL_NAME,
+    description: executeCodeDescription(declarations, defaultTypecheck),
+    inputSchema: {
+      type: 'object',
+      properties: {
+        code: {
+          type: 'string',
+          description:
+            'TypeScript function body: await the functions declared in the description and return the result.',
+        },
+      },
+      required: ['code'],
+      additionalProperties: false,
+    },
+    execute: async (args: { code: string }, context): Promise<ToolContentOutput> => {
+      const result = await run(args.code, { signal: context.signal });
+      return toolContent([{ type: 'text', text: formatRunResult(result) }], {
+        isError: !result.ok,
+        structuredContent: {
+          ok: result.ok,
+          ...(result.ok ? { value: result.value ?? null } : {}),
+          logs: result.logs.map((log) =>
+            log.level === 'log' ? log.message : `[${log.level}] ${log.message}`,
+          ),
+          toolCalls: result.toolCalls.map((call) => ({ name: call.name, outcome: call.outcome })),
+          ...(result.diagnostics.length > 0 ? { diagnostics: result.diagnostics } : {}),
+          ...(result.error ? { error: result.error } : {}),
+        },
+      });
+    },
+  };
+
+  const directTools = directToolsOf(source, sourceTools, directNames);
+  return {
+    tools: [executeCodeTool, ...directTools],
+    executeCodeTool,
+    directTools,
+    declarations,
+    run,
+    async close() {
+      if (ownsExecutor && executor) await executor.close();
+    },
+  };
+}
+
+/** The tools to give a model in code mode: `execute_code` and the direct ones. */
+export function createCodeModeTools(options: CodeModeOptions): AnyTool[] {
+  return createCodeMode(options).tools;
+}
+
+/**
+ * Runs one script against a source's tools (what `toolwire code run` does), returning console
+ * output, the returned value and the tool calls. Pass `executor` to reuse one across runs; else one
+ * is made and closed for this run.
+ */
+export async function runCode(
+  code: string,
+  options: Omit<CodeModeOptions, 'excludedTools' | 'toolModes' | 'toolName'> & RunCodeOptions,
+): Promise<CodeRunResult> {
+  const codeMode = createCodeMode(options);
+  try {
+    return await codeMode.run(code, {
+      ...(options.typecheck ? { typecheck: options.typecheck } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } finally {
+    await codeMode.close();
+  }
+}
+
+function executeCodeDescription(declarations: Declarations, typecheck: TypecheckMode): string {
+  const checked =
+    typecheck === 'error'
+      ? ' It is type-checked first; code with type errors is not run and you get the errors.'
+      : typecheck === 'warn'
+        ? ' Type errors are reported next to the output.'
+        : '';
+  return [
+    'Run TypeScript that calls the tools below as async functions; you get its console output and return value in one step.',
+    `Write a function body: use \`await\`, chain calls, use Promise.all for independent ones, and \`return\` only what you need (JSON values).${checked}`,
+    'No imports, network, filesystem or timers: only these functions, console and standard JavaScript.',
+    '',
+    '```ts',
+    declarations.text.trimEnd(),
+    '```',
+  ].join('\n');
+}
+
+/** The text a model reads after a run. */
+export function formatRunResult(result: CodeRunResult): string {
+  const sections: string[] = [];
+  if (result.error) sections.push(`Error (${result.error.kind}): ${result.error.message}`);
+  else if (result.diagnostics.length > 0)
+    sections.push(`Type warnings:\n${formatDiagnostics(result.diagnostics)}`);
+  if (result.logs.length > 0) {
+    const lines = result.logs.map((log) =>
+      log.level === 'log' ? log.message : `[${log.level}] ${log.message}`,
+    );
+    sections.push(
+      `Console output:\n${lines.join('\n')}${result.logsTruncated ? '\n[further output was dropped]' : ''}`,
+    );
+  }
+  if (result.ok)
+    sections.push(
+      `Returned value:\n${result.value === undefined ? 'undefined' : JSON.stringify(result.value, null, 2)}`,
+    );
+  else if (result.toolCalls.length > 0) {
+    sections.push(
+      `Tool calls made before the failure:\n${result.toolCalls
+        .map(
+          (call) =>
+            `- ${call.name}: ${call.outcome}${call.error ? ` (${call.error.message})` : ''}`,
+        )
+        .join('\n')}`,
+    );
+  }
+  return sections.join('\n\n');
+}
+
+function resolveModes(options: CodeModeOptions): Map<string, ToolMode> {
+  const modes = new Map<string, ToolMode>();
+  if (options.excludedTools !== undefined && !Array.isArray(options.excludedTools)) {
+    throw new TypeError('Invalid excludedTools: expected an array of tool names');
+  }
+  for (const [index, name] of (options.excludedTools ?? []).entries()) {
+    if (typeof name !== 'string')
+      throw new TypeError(`Invalid excludedTools[${index}]: expected a tool name`);
+    modes.set(name, 'direct');
+  }
+  for (const [name, mode] of Object.entries(options.toolModes ?? {})) {
+    if (mode !== 'direct' && mode !== 'code' && mode !== 'both') {
+      throw new TypeError(
+        `Invalid toolModes.${name}: expected "direct", "code" or "both", got ${JSON.stringify(mode)}`,
+      );
+    }
+    modes.set(name, mode);
+  }
+  return modes;
+}
+
+function checkTypecheckMode(mode: unknown, path: string): TypecheckMode {
+  if (mode === 'off' || mode === 'warn' || mode === 'error') return mode;
+  throw new TypeError(
+    `Invalid ${path}: expected "off", "warn" or "error", got ${JSON.stringify(mode)}`,
+  );
+}
+
+function isToolArray(source: CodeModeOptions['source']): source is readonly AnyTool[] {
+  return Array.isArray(source);
+}
+
+function directToolsOf(
+  source: CodeModeToolSource,
+  sourceTools: readonly SourceTool[],
+  names: ReadonlySet<string>,
+): AnyTool[] {
+  if (names.size === 0) return [];
+  if (source.asTools) return source.asTools().filter((tool) => names.has(tool.name));
+  return sourceTools
+    .filter((tool) => names.has(tool.name))
+    .map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+      ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+      execute: async (args: Record<string, unknown>, context) => {
+        const result = await source.callTool(tool.name, args, { signal: context.signal });
+        if (result.isError) throw toolErrorOf(tool.name, result);
+        return toolContent(
+          (result.content ?? []).map((block) =>
+            block.type === 'text'
+              ? { type: 'text' as const, text: String(block.text) }
+              : block.type === 'image'
+                ? {
+                    type: 'image' as const,
+                    data: String(block.data),
+                    mediaType: String(block.mimeType),
+                  }
+                : { type: 'json' as const, value: block },
+          ),
+          result.structuredContent !== undefined
+            ? { structuredContent: result.structuredContent }
+            : {},
+        );
+      },
+    }));
+}
+
+function toolErrorOf(
+  toolName: string,
+  result: Parameters<typeof unwrapToolResult>[1],
+): ToolExecutionError {
+  try {
+    unwrapToolResult(toolName, result);
+  } catch (error) {
+    if (error instanceof ToolExecutionError) return error;
+    return new ToolExecutionError({ ...toolFailureFromError(error) });
+  }
+  return new ToolExecutionError({ category: 'unknown', message: `${toolName} reported an error` });
+}

@@ -1,0 +1,39 @@
+export {
+  createCodeMode,
+  createCodeModeTools,
+  runCode,
+  formatRunResult,
+  EXECUTE_CODE_TOOL_NAME,
+} from './code-mode.js';
+export type {
+  CodeMode,
+  CodeModeOptions,
+  CodeRunResult,
+  CodeRunErrorKind,
+  RunCodeOptions,
+  ToolMode,
+  TypecheckMode,
+} from './code-mode.js';
+export { generateDeclarations } from './declarations.js';
+export type {
+  CodeModeToolInfo,
+  Declarations,
+  GenerateDeclarationsOptions,
+  ToolBinding,
+} from './declarations.js';
+export { SchemaToTypeScript } from './schema-to-typescript.js';
+export type { SchemaToTypeScriptOptions } from './schema-to-typescript.js';
+export { createIdentifierMap, toIdentifier, isIdentifier } from './identifiers.js';
+export { CodeTypeChecker, formatDiagnostics } from './type-checker.js';
+export type { CodeDiagnostic, TypeCheckerOptions } from './type-checker.js';
+export { normalizeScript, stripTypes, stripMarkdownFence } from './script.js';
+export type { NormalizedScript, StripResult } from './script.js';
+export { toolSource, toCallToolResult } from './tool-source.js';
+export type {
+  CodeModeToolSource,
+  CallToolResultLike,
+  CallToolContent,
+  SourceTool,
+  SourceCallOptions,
+} from './tool-source.js';
+export { unwrapToolResult } from './unwrap-tool-result.js';

@@ -1,0 +1,121 @@
+import {
+  createToolHandler,
+  generateToolCallId,
+  isToolErrorCategory,
+  type AnyTool,
+  type ToolAnnotations,
+  type ToolResult,
+} from '@toolwire/schema';
+import type { CodeModeToolInfo } from './declarations.js';
+
+/** One content block of an MCP `CallToolResult` (text, image, audio, resource, resource_link, …). */
+export interface CallToolContent {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** The MCP `CallToolResult` shape: what a registry's `callTool` answers. */
+export interface CallToolResultLike {
+  content?: CallToolContent[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+export interface SourceTool extends CodeModeToolInfo {
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+}
+
+export interface SourceCallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/**
+ * Where code mode finds tools and sends calls. `@toolwire/mcp`'s Registry satisfies it as is, so
+ * code mode calls through the registry's long-lived connections; `toolSource(tools)` makes one
+ * from plain `@toolwire/schema` tools.
+ */
+export interface CodeModeToolSource {
+  listTools(): readonly SourceTool[];
+  /** Validates nothing itself is fine: code mode validates arguments before calling. */
+  callTool(name: string, args: unknown, options?: SourceCallOptions): Promise<CallToolResultLike>;
+  /** Schema-level tools for direct calls; when absent, code mode builds them from `callTool`. */
+  asTools?(): AnyTool[];
+}
+
+/** A source over plain tools with `execute` (no MCP needed). */
+export function toolSource(tools: readonly AnyTool[]): CodeModeToolSource {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const handler = createToolHandler(tools);
+  return {
+    listTools: () =>
+      tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+        ...(tool.outputSchema !== undefined
+          ? { outputSchema: tool.outputSchema as Record<string, unknown> }
+          : {}),
+        ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+      })),
+    async callTool(name, args, options = {}) {
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(options.signal?.reason);
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      const timer =
+        options.timeoutMs !== undefined && options.timeoutMs > 0
+          ? setTimeout(
+              () => controller.abort(new Error(`timed out after ${options.timeoutMs} ms`)),
+              options.timeoutMs,
+            )
+          : undefined;
+      try {
+        const result = await handler(
+          { id: generateToolCallId(), name, arguments: args as Record<string, unknown> },
+          { toolCallId: generateToolCallId(), signal: controller.signal },
+        );
+        return toCallToolResult(result);
+      } finally {
+        if (timer) clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+      }
+    },
+    asTools: () => [...byName.values()],
+  };
+}
+
+/** A schema ToolResult in MCP `CallToolResult` form, so one unwrapping rule serves every source. */
+export function toCallToolResult(result: ToolResult): CallToolResultLike {
+  const content: CallToolContent[] = result.content.map((part) => {
+    switch (part.type) {
+      case 'text':
+        return { type: 'text', text: part.text };
+      case 'json':
+        return { type: 'text', text: JSON.stringify(part.value) };
+      case 'image':
+        return { type: 'image', data: part.data, mimeType: part.mediaType };
+      case 'resource': {
+        const { type: _type, ...resource } = part;
+        return { type: 'resource', resource };
+      }
+    }
+  });
+  return {
+    content,
+    ...(result.structuredContent !== undefined
+      ? { structuredContent: result.structuredContent }
+      : {}),
+    ...(result.isError ? { isError: true } : {}),
+    ...(result.error ? { _meta: { 'toolwire/category': result.error.category } } : {}),
+  };
+}
+
+/** The category a failed result carries (the registry and `toolSource` put it in `_meta`). */
+export function resultCategory(result: CallToolResultLike) {
+  const category = result._meta?.['toolwire/category'];
+  return isToolErrorCategory(category) ? category : 'unknown';
+}

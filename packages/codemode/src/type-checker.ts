@@ -1,0 +1,171 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import ts from 'typescript';
+import { scriptWrapperEnd, scriptWrapperStart } from './script.js';
+
+/** One type error in the model's code, positioned in the code as the model wrote it. */
+export interface CodeDiagnostic {
+  /** 1-based line and column in the script. */
+  line: number;
+  column: number;
+  /** The TypeScript error code (2345, 2353, …). */
+  code: number;
+  message: string;
+}
+
+export interface TypeCheckerOptions {
+  /**
+   * Diagnostic codes never reported. Default: 18046 and 2571 ("is of type 'unknown'"), since tools
+   * without an output schema return `unknown` by design and the model may narrow it as it likes.
+   */
+  ignoreCodes?: readonly number[];
+  /** At most this many diagnostics are returned (default 20). */
+  maxDiagnostics?: number;
+}
+
+const defaultIgnoredCodes = [18046, 2571];
+
+const compilerOptions: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  lib: ['lib.es2022.d.ts'],
+  module: ts.ModuleKind.ESNext,
+  moduleDetection: ts.ModuleDetectionKind.Force,
+  strict: true,
+  // Scripts are small and written in one go: untyped callback parameters are fine.
+  noImplicitAny: false,
+  noEmit: true,
+  skipLibCheck: true,
+  types: [],
+  noLib: false,
+};
+
+const libDirectory = path.dirname(
+  createRequire(import.meta.url).resolve('typescript/lib/lib.d.ts'),
+);
+/** Parsed lib files, shared by every checker in the process: parsing them is most of a cold check. */
+const libFiles = new Map<string, ts.SourceFile>();
+
+const declarationsFileName = '/toolwire/declarations.d.ts';
+const preludeFileName = '/toolwire/prelude.d.ts';
+const scriptFileName = '/toolwire/script.ts';
+
+/**
+ * Type-checks model code against generated declarations with the TypeScript compiler, in memory.
+ * Lib files are parsed once per process, the declarations once per change, and each check reuses
+ * the previous program, so a warm check costs tens of milliseconds.
+ */
+export class CodeTypeChecker {
+  private readonly ignoreCodes: ReadonlySet<number>;
+  private readonly maxDiagnostics: number;
+  private program: ts.Program | undefined;
+  private declarations: ts.SourceFile | undefined;
+  private prelude: ts.SourceFile | undefined;
+
+  constructor(options: TypeCheckerOptions = {}) {
+    this.ignoreCodes = new Set(options.ignoreCodes ?? defaultIgnoredCodes);
+    this.maxDiagnostics = options.maxDiagnostics ?? 20;
+  }
+
+  /**
+   * Checks a function body (see `normalizeScript`) against `declarations` (ambient declarations,
+   * e.g. `generateDeclarations(...).text`) plus `prelude` (`checkPrelude`).
+   */
+  check(body: string, declarations: string, prelude = ''): CodeDiagnostic[] {
+    if (this.declarations?.text !== declarations) {
+      this.declarations = ts.createSourceFile(
+        declarationsFileName,
+        declarations,
+        ts.ScriptTarget.ES2022,
+        true,
+      );
+    }
+    if (this.prelude?.text !== prelude) {
+      this.prelude = ts.createSourceFile(preludeFileName, prelude, ts.ScriptTarget.ES2022, true);
+    }
+    const script = ts.createSourceFile(
+      scriptFileName,
+      `${scriptWrapperStart}${body}${scriptWrapperEnd}`,
+      ts.ScriptTarget.ES2022,
+      true,
+    );
+    const files = new Map<string, ts.SourceFile>([
+      [declarationsFileName, this.declarations],
+      [preludeFileName, this.prelude],
+      [scriptFileName, script],
+    ]);
+    const host = createHost(files);
+    this.program = ts.createProgram({
+      rootNames: [declarationsFileName, preludeFileName, scriptFileName],
+      options: compilerOptions,
+      host,
+      ...(this.program ? { oldProgram: this.program } : {}),
+    });
+    const diagnostics = [
+      ...this.program.getSyntacticDiagnostics(script),
+      ...this.program.getSemanticDiagnostics(script),
+      // Broken declarations would make every script fail; say so instead of blaming the script.
+      ...this.program.getSyntacticDiagnostics(this.declarations),
+    ];
+    const result: CodeDiagnostic[] = [];
+    for (const diagnostic of diagnostics) {
+      if (this.ignoreCodes.has(diagnostic.code)) continue;
+      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+      if (diagnostic.file !== script || diagnostic.start === undefined) {
+        result.push({
+          line: 0,
+          column: 0,
+          code: diagnostic.code,
+          message: `in the declarations: ${message}`,
+        });
+        continue;
+      }
+      const position = script.getLineAndCharacterOfPosition(diagnostic.start);
+      // Line 0 of the checked file is the wrapper's `async function … {` line.
+      result.push({
+        line: Math.max(1, position.line),
+        column: position.character + 1,
+        code: diagnostic.code,
+        message,
+      });
+      if (result.length >= this.maxDiagnostics) break;
+    }
+    return result;
+  }
+}
+
+function createHost(files: ReadonlyMap<string, ts.SourceFile>): ts.CompilerHost {
+  return {
+    getSourceFile(fileName, languageVersion) {
+      const own = files.get(fileName);
+      if (own) return own;
+      const cached = libFiles.get(fileName);
+      if (cached) return cached;
+      const text = ts.sys.readFile(fileName);
+      if (text === undefined) return undefined;
+      const file = ts.createSourceFile(fileName, text, languageVersion, false);
+      libFiles.set(fileName, file);
+      return file;
+    },
+    getDefaultLibFileName: (options) => path.join(libDirectory, ts.getDefaultLibFileName(options)),
+    getDefaultLibLocation: () => libDirectory,
+    writeFile: () => {},
+    getCurrentDirectory: () => '/toolwire',
+    getDirectories: () => [],
+    getCanonicalFileName: (fileName) => fileName,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => '\n',
+    fileExists: (fileName) =>
+      files.has(fileName) || libFiles.has(fileName) || ts.sys.fileExists(fileName),
+    readFile: (fileName) => files.get(fileName)?.text ?? ts.sys.readFile(fileName),
+  };
+}
+
+/** Diagnostics as the text a model reads: `line 3, column 7: … (TS2345)`, one per line. */
+export function formatDiagnostics(diagnostics: readonly CodeDiagnostic[]): string {
+  return diagnostics
+    .map(
+      (d) =>
+        `${d.line > 0 ? `line ${d.line}, column ${d.column}: ` : ''}${d.message} (TS${d.code})`,
+    )
+    .join('\n');
+}
