@@ -8,6 +8,7 @@ import {
   StreamableHTTPClientTransport,
   type CallToolResult,
   type PriorDiscovery,
+  type StandardSchemaV1,
   type Tool as McpTool,
   type Transport,
 } from '@modelcontextprotocol/client';
@@ -89,6 +90,8 @@ export class ServerConnection {
   private prior: PriorDiscovery | undefined;
   private generation = 0;
   private lastFailure: string | undefined;
+  /** The most recent stdio process, kept after teardown for its exit status and stderr. */
+  private lastProcess: ProcessTransport | undefined;
   private readonly options: ServerConnectionOptions;
 
   constructor(options: ServerConnectionOptions) {
@@ -239,13 +242,13 @@ export class ServerConnection {
   private createTransport(kind: TransportKind): Transport {
     const config = this.config;
     if (kind === 'stdio') {
-      return new ProcessTransport({
+      return (this.lastProcess = new ProcessTransport({
         command: config.command!,
         ...(config.args ? { args: config.args } : {}),
         ...(config.env ? { env: config.env } : {}),
         ...(config.cwd ? { cwd: config.cwd } : {}),
         onStderr: (line) => this.options.logger.debug?.(`[${this.name} stderr] ${line}`),
-      });
+      }));
     }
     const url = new URL(config.url!);
     const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
@@ -313,11 +316,12 @@ export class ServerConnection {
     let cursor: string | undefined;
     const seen = new Set<string>();
     for (let page = 0; page < 1000; page++) {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        cacheMode: 'bypass',
-        ...(signal ? { signal } : {}),
-        ...(timeoutMs ? { timeout: timeoutMs } : {}),
-      });
+      // Read the page leniently: one malformed tool must not hide the server's other tools.
+      const result = await client.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        lenientToolList,
+        { ...(signal ? { signal } : {}), ...(timeoutMs ? { timeout: timeoutMs } : {}) },
+      );
       all.push(...result.tools);
       cursor = result.nextCursor;
       if (cursor === undefined || cursor === '') break;
@@ -401,12 +405,16 @@ export class ServerConnection {
       });
     }
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs ?? this.options.callTimeoutMs;
+    const definition = this.tools.find((tool) => tool.name === toolName);
     try {
       const result = await client.callTool(
         { name: toolName, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) },
         {
           timeout: timeoutMs,
           resetTimeoutOnProgress: true,
+          // Header mirroring needs the definition; the output schema is left out because the registry
+          // checks structured content itself and answers a mismatch with an error result, not a throw.
+          ...(definition ? { toolDefinition: withoutOutputSchema(definition) } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.onProgress
             ? {
@@ -462,9 +470,9 @@ export class ServerConnection {
       this.status === 'connecting'
     )
       return;
-    const transport = this.transport;
+    const transport = this.lastProcess;
     let reason = why;
-    if (transport instanceof ProcessTransport && transport.exitStatus) {
+    if (this.transportKind === 'stdio' && transport?.exitStatus) {
       const { code, signal } = transport.exitStatus;
       const tail = lastLine(transport.stderrText);
       reason = `the server process exited (${signal ? `signal ${signal}` : `code ${code}`})${tail ? `: ${tail}` : ''}`;
@@ -519,11 +527,16 @@ export class ServerConnection {
       signal.aborted && TimeoutError.isInstance(signal.reason)
         ? (signal.reason as Error).message
         : errorMessage(error);
-    if ((error as NodeJS.ErrnoException)?.code === 'ENOENT' && this.transportKind === 'stdio')
-      reason = `command not found: ${this.config.command}`;
-    const transport = this.transport;
-    if (transport instanceof ProcessTransport) {
-      const tail = lastLine(transport.stderrText);
+    if ((error as NodeJS.ErrnoException)?.code === 'ENOENT' && this.transportKind === 'stdio') {
+      return `command not found: ${this.config.command}`;
+    }
+    const child = this.lastProcess;
+    if (this.transportKind === 'stdio' && child) {
+      if (child.exitStatus) {
+        const { code, signal: killedBy } = child.exitStatus;
+        reason = `the server process exited (${killedBy ? `signal ${killedBy}` : `code ${code}`}) during startup: ${reason}`;
+      }
+      const tail = lastLine(child.stderrText);
       if (tail && !reason.includes(tail)) reason += ` (stderr: ${tail})`;
     }
     return reason;
@@ -539,6 +552,33 @@ export class ServerConnection {
     await this.teardown();
   }
 }
+
+function withoutOutputSchema(tool: McpTool): McpTool {
+  const { outputSchema: _ignored, ...rest } = tool;
+  return rest;
+}
+
+/** A Standard Schema that accepts any `tools/list` page whose `tools` is an array; tools are checked one by one later. */
+const lenientToolList: StandardSchemaV1<unknown, { tools: McpTool[]; nextCursor?: string }> = {
+  '~standard': {
+    version: 1,
+    vendor: 'toolwire',
+    validate: (value: unknown) => {
+      const page = value as { tools?: unknown; nextCursor?: unknown } | null;
+      if (page === null || typeof page !== 'object' || !Array.isArray(page.tools)) {
+        return { issues: [{ message: 'tools/list result has no "tools" array', path: ['tools'] }] };
+      }
+      return {
+        value: {
+          tools: page.tools.filter(
+            (tool): tool is McpTool => tool !== null && typeof tool === 'object',
+          ) as McpTool[],
+          ...(typeof page.nextCursor === 'string' ? { nextCursor: page.nextCursor } : {}),
+        },
+      };
+    },
+  },
+};
 
 function lastLine(text: string | undefined): string | undefined {
   const lines = (text ?? '')
@@ -564,6 +604,12 @@ function isConnectionFailure(error: unknown): boolean {
 /** Why a listed tool cannot be offered (name, input schema that is not an object or does not compile), or undefined. */
 function definitionProblem(tool: McpTool): string | undefined {
   if (typeof tool.name !== 'string' || tool.name === '') return 'it has no name';
+  if (
+    tool.inputSchema === null ||
+    typeof tool.inputSchema !== 'object' ||
+    Array.isArray(tool.inputSchema)
+  )
+    return '/inputSchema: input schema must be a JSON Schema object';
   const spec: ToolSpec = {
     name: tool.name,
     description: tool.description ?? '',

@@ -1,0 +1,431 @@
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  fixtureStdioConfig,
+  startFixtureHttpServer,
+  type FixtureEvent,
+} from '@toolwire/testing/mcp';
+import {
+  CancelledError,
+  InvalidToolArgumentsError,
+  NoSuchToolError,
+  TimeoutError,
+  executeToolCalls,
+} from '@toolwire/schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ServerUnavailableError } from './errors.js';
+import { createRegistry, type CreateRegistryOptions, type Registry } from './registry.js';
+import { toToolResult } from './to-tool-result.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'toolwire-registry-'));
+let counter = 0;
+const open: Registry[] = [];
+const cleanups: Array<() => Promise<void>> = [];
+
+function quietLogger() {
+  const lines: string[] = [];
+  return { lines, warn: (m: string) => lines.push(m), info: (m: string) => lines.push(m) };
+}
+
+function registryWith(
+  options: Partial<CreateRegistryOptions> & { config: CreateRegistryOptions['config'] },
+): Registry & { log: string[] } {
+  const logger = quietLogger();
+  const registry = createRegistry({
+    connectTimeoutMs: 15_000,
+    backoff: { initialMs: 50, maxMs: 200 },
+    logger,
+    ...options,
+  });
+  open.push(registry);
+  return Object.assign(registry, { log: logger.lines });
+}
+
+function logFile(): string {
+  return join(dir, `events-${process.pid}-${counter++}.jsonl`);
+}
+
+function readEvents(path: string): FixtureEvent[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as FixtureEvent);
+}
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((registry) => registry.close()));
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+describe('createRegistry', () => {
+  it('aggregates native tools with every page of a stdio server and an HTTP server', async () => {
+    const http = await startFixtureHttpServer({ pageSize: 3 });
+    cleanups.push(http.close);
+    const registry = registryWith({
+      config: { mcpServers: { fx: fixtureStdioConfig({ pageSize: 2 }), web: { url: http.url } } },
+    });
+    await registry.start();
+    const names = registry.listTools().map((tool) => tool.name);
+    expect(names.slice(0, 3)).toEqual(['hash', 'time', 'calculate']);
+    const fixtureTools = [
+      'echo',
+      'add',
+      'slow',
+      'crash',
+      'fail',
+      'content',
+      'bad_structured',
+      'change_tools',
+    ];
+    expect(names).toEqual(
+      expect.arrayContaining([
+        ...fixtureTools.map((t) => `fx__${t}`),
+        ...fixtureTools.map((t) => `web__${t}`),
+      ]),
+    );
+    expect(registry.listTools().every((tool) => tool.status === 'ok')).toBe(true);
+    const servers = registry.servers();
+    expect(servers.find((s) => s.name === 'fx')).toMatchObject({
+      status: 'ok',
+      tools: 8,
+      transport: 'stdio',
+      protocolVersion: '2025-11-25',
+    });
+    // The HTTP fixture speaks 2026-07-28: the client negotiated it through server/discover.
+    expect(servers.find((s) => s.name === 'web')).toMatchObject({
+      status: 'ok',
+      tools: 8,
+      transport: 'http',
+      protocolVersion: '2026-07-28',
+    });
+    expect(registry.resolve('web__add')).toEqual({ source: 'web', originalName: 'add' });
+    expect(await registry.callTool('web__add', { a: 2, b: 3 })).toMatchObject({
+      structuredContent: { sum: 5 },
+    });
+    expect(await registry.callTool('fx__echo', '{"text":"hi"}')).toMatchObject({
+      content: [{ type: 'text', text: 'echo: hi' }],
+    });
+    expect(await registry.callTool('calculate', { expression: '6*7' })).toMatchObject({
+      structuredContent: { result: 42 },
+    });
+  });
+
+  it('speaks 2025-11-25 to an HTTP server when told to (protocol: legacy)', async () => {
+    const http = await startFixtureHttpServer();
+    cleanups.push(http.close);
+    const registry = registryWith({
+      config: { mcpServers: { web: { url: http.url, protocol: 'legacy' } } },
+    });
+    await registry.start();
+    expect(registry.servers()[0]).toMatchObject({ status: 'ok', protocolVersion: '2025-11-25' });
+    expect(await registry.callTool('web__echo', { text: 'x' })).toMatchObject({
+      content: [{ text: 'echo: x' }],
+    });
+  });
+
+  it('keeps going when servers fail, reporting status and reason, and lists disabled servers', async () => {
+    const registry = registryWith({
+      config: {
+        mcpServers: {
+          good: fixtureStdioConfig(),
+          missing: { command: 'toolwire-no-such-command-xyz' },
+          crashing: fixtureStdioConfig({ crashOnStart: 'fatal: cannot open database' }),
+          refused: { url: 'http://127.0.0.1:9/mcp' },
+          off: { command: 'x', enabled: false },
+        },
+      },
+    });
+    await registry.start();
+    const byName = Object.fromEntries(registry.servers().map((s) => [s.name, s]));
+    expect(byName.good?.status).toBe('ok');
+    expect(byName.missing).toMatchObject({
+      status: 'down',
+      reason: 'command not found: toolwire-no-such-command-xyz',
+    });
+    expect(byName.crashing?.status).toBe('down');
+    expect(byName.crashing?.reason).toContain('fatal: cannot open database');
+    expect(byName.refused?.status).toBe('down');
+    expect(byName.off).toMatchObject({ status: 'disabled', tools: 0 });
+    expect(registry.listTools().some((tool) => tool.source === 'good')).toBe(true);
+  });
+
+  it('validates arguments before sending: the server never sees bad input', async () => {
+    const events = logFile();
+    const registry = registryWith({
+      config: { mcpServers: { fx: fixtureStdioConfig({ logFile: events }) } },
+    });
+    await registry.start();
+    const error = await registry.callTool('fx__add', { a: 'two' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidToolArgumentsError);
+    expect((error as Error).message).toContain('/a: must be number');
+    expect((error as Error).message).toContain('/b: is required but missing');
+    await registry.callTool('fx__echo', { text: 'ok' });
+    expect(readEvents(events).map((e) => e.tool)).toEqual(['echo']);
+  });
+
+  it('answers an unknown name with NoSuchToolError naming the nearest tools', async () => {
+    const registry = registryWith({ config: { mcpServers: { fx: fixtureStdioConfig() } } });
+    await registry.start();
+    const error = await registry.callTool('fx__ech', { text: 'x' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NoSuchToolError);
+    expect((error as Error).message).toContain('did you mean "fx__echo"');
+  });
+
+  it('resets the per-call timeout on progress and times out a silent call', async () => {
+    const registry = registryWith({ config: { mcpServers: { fx: fixtureStdioConfig() } } });
+    await registry.start();
+    const progress: number[] = [];
+    const result = await registry.callTool(
+      'fx__slow',
+      { ms: 1200, steps: 12 },
+      { timeoutMs: 500, onProgress: (p) => progress.push(p.progress) },
+    );
+    expect(result.isError).toBeFalsy();
+    // Each step reset the 500 ms timer; the call took far longer than that in total.
+    expect(progress.length).toBeGreaterThanOrEqual(10);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    // Without a progress listener no progress token is sent, so nothing resets the timer.
+    await expect(
+      registry.callTool('fx__slow', { ms: 3000, steps: 1 }, { timeoutMs: 300 }),
+    ).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it('forwards cancellation to the server as notifications/cancelled', async () => {
+    const events = logFile();
+    const registry = registryWith({
+      config: { mcpServers: { fx: fixtureStdioConfig({ logFile: events }) } },
+    });
+    await registry.start();
+    const controller = new AbortController();
+    const call = registry.callTool(
+      'fx__slow',
+      { ms: 10_000, steps: 100 },
+      { signal: controller.signal, onProgress: () => undefined },
+    );
+    await waitFor(() => readEvents(events).some((e) => e.type === 'call'), 'the call to arrive');
+    controller.abort();
+    await expect(call).rejects.toBeInstanceOf(CancelledError);
+    await waitFor(
+      () => readEvents(events).some((e) => e.type === 'cancelled'),
+      'the server to see the cancellation',
+    );
+  });
+
+  it('normalises results: mixed content, isError, and structured content checked against the output schema', async () => {
+    const registry = registryWith({ config: { mcpServers: { fx: fixtureStdioConfig() } } });
+    await registry.start();
+    const mixed = toToolResult(
+      { id: 'c1', name: 'fx__content' },
+      await registry.callTool('fx__content', {}),
+    );
+    expect(mixed.content.map((part) => part.type)).toEqual([
+      'text',
+      'image',
+      'resource',
+      'resource',
+    ]);
+    expect(mixed.content[1]).toMatchObject({ type: 'image', mediaType: 'image/png' });
+    expect(mixed.content[2]).toMatchObject({ uri: 'fixture://note.txt', text: 'embedded note' });
+    const failed = toToolResult(
+      { id: 'c2', name: 'fx__fail' },
+      await registry.callTool('fx__fail', { message: 'disk full' }),
+    );
+    expect(failed).toMatchObject({ isError: true, error: { message: 'disk full' } });
+    const bad = await registry.callTool('fx__bad_structured', {});
+    expect(bad.isError).toBe(true);
+    expect(JSON.stringify(bad.content)).toContain('does not match its output schema');
+  });
+
+  it('leaves out tools with unusable schemas and reports them', async () => {
+    const registry = registryWith({
+      config: {
+        mcpServers: {
+          fx: fixtureStdioConfig({
+            tools: ['echo'],
+            extraTools: [
+              { name: 'not_object', inputSchema: { type: 'string' } },
+              {
+                name: 'broken_ref',
+                inputSchema: { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } },
+              },
+              { name: 'no_schema', inputSchema: null },
+              {
+                name: 'fine.dotted name',
+                description: 'A tool whose name needs rewriting.',
+                inputSchema: { type: 'object' },
+              },
+            ],
+          }),
+        },
+      },
+    });
+    await registry.start();
+    expect(
+      registry
+        .listTools()
+        .filter((t) => t.source === 'fx')
+        .map((t) => t.name),
+    ).toEqual(['fx__echo', 'fx__fine_dotted_name']);
+    expect(registry.servers()[0]?.rejectedTools?.map((r) => r.name)).toEqual([
+      'not_object',
+      'broken_ref',
+      'no_schema',
+    ]);
+    expect(registry.resolve('fx__fine_dotted_name')).toEqual({
+      source: 'fx',
+      originalName: 'fine.dotted name',
+    });
+    expect(await registry.callTool('fx__fine_dotted_name', { q: 1 })).toMatchObject({
+      content: [{ text: '{"q":1}' }],
+    });
+  });
+
+  it('refreshes on list_changed and compares whole definitions, annotations included', async () => {
+    const registry = registryWith({ config: { mcpServers: { fx: fixtureStdioConfig() } } });
+    await registry.start();
+    const events: string[] = [];
+    registry.onToolsChanged((event) => events.push(event.server));
+    await registry.callTool('fx__change_tools', { add: 'extra' });
+    await waitFor(() => registry.resolve('fx__extra') !== undefined, 'the added tool');
+    expect(events).toContain('fx');
+    await registry.callTool('fx__change_tools', { destructiveEcho: true });
+    await waitFor(
+      () =>
+        registry.listTools().find((t) => t.name === 'fx__echo')?.annotations?.destructiveHint ===
+        true,
+      'the annotation change',
+    );
+    expect(registry.log.some((line) => line.includes('annotations of tool "echo" changed'))).toBe(
+      true,
+    );
+  });
+
+  it('refreshes on a TTL when the server cannot notify (stateless HTTP)', async () => {
+    const http = await startFixtureHttpServer();
+    cleanups.push(http.close);
+    const registry = registryWith({
+      config: { mcpServers: { web: { url: http.url } } },
+      refreshIntervalMs: 100,
+    });
+    await registry.start();
+    await registry.callTool('web__change_tools', { add: 'late' });
+    await waitFor(() => registry.resolve('web__late') !== undefined, 'the TTL refresh');
+  });
+
+  it('restarts a stdio server that dies, shows the status, and kills the process group on close', async () => {
+    const registry = registryWith({ config: { mcpServers: { fx: fixtureStdioConfig() } } });
+    await registry.start();
+    const firstPid = registry.servers()[0]!.pid!;
+    const error = await registry.callTool('fx__crash', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerUnavailableError);
+    await waitFor(
+      () => registry.servers()[0]!.status === 'ok' && registry.servers()[0]!.pid !== firstPid,
+      'the restart',
+    );
+    expect(registry.servers()[0]!.restarts).toBeGreaterThanOrEqual(1);
+    expect(alive(firstPid)).toBe(false);
+    const pid = registry.servers()[0]!.pid!;
+    expect(alive(pid)).toBe(true);
+    await registry.close();
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('marks the tools of a dead server unavailable and answers calls with server_unavailable', async () => {
+    const registry = registryWith({
+      config: { mcpServers: { fx: fixtureStdioConfig({ exitAfterMs: 1500 }) } },
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+    });
+    await registry.start();
+    await waitFor(() => registry.servers()[0]!.status === 'down', 'the exit');
+    expect(registry.servers()[0]!.reason).toContain('exited (code 4)');
+    expect(
+      registry
+        .listTools()
+        .filter((t) => t.source === 'fx')
+        .every((t) => t.status === 'unavailable'),
+    ).toBe(true);
+    const error = (await registry
+      .callTool('fx__echo', { text: 'x' })
+      .catch((e: unknown) => e)) as ServerUnavailableError;
+    expect(error.code).toBe('server_unavailable');
+    expect(error.message).toContain('fx');
+  });
+
+  it('reconnects to a remote that dropped', async () => {
+    const http = await startFixtureHttpServer();
+    const registry = registryWith({ config: { mcpServers: { web: { url: http.url } } } });
+    await registry.start();
+    await http.close();
+    await expect(registry.callTool('web__echo', { text: 'x' })).rejects.toBeInstanceOf(
+      ServerUnavailableError,
+    );
+    expect(registry.servers()[0]!.status).not.toBe('ok');
+    const again = await startFixtureHttpServer({ port: http.port });
+    cleanups.push(again.close);
+    await waitFor(() => registry.servers()[0]!.status === 'ok', 'the reconnect');
+    expect(await registry.callTool('web__echo', { text: 'back' })).toMatchObject({
+      content: [{ text: 'echo: back' }],
+    });
+  });
+
+  it('persists last known tools so a restart with the server down still lists them', async () => {
+    const cacheFile = join(dir, `cache-${counter++}.json`);
+    const first = registryWith({ config: { mcpServers: { fx: fixtureStdioConfig() } }, cacheFile });
+    await first.start();
+    await first.close();
+    const down = fixtureStdioConfig({ crashOnStart: 'upstream database offline' });
+    const second = registryWith({
+      config: { mcpServers: { fx: down } },
+      cacheFile,
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+    });
+    await second.start();
+    expect(second.servers()[0]).toMatchObject({ status: 'down', tools: 8 });
+    expect(second.listTools().find((t) => t.name === 'fx__add')).toMatchObject({
+      status: 'unavailable',
+      outputSchema: { required: ['sum'] },
+    });
+    await expect(second.callTool('fx__add', { a: 1, b: 2 })).rejects.toThrow(
+      /unavailable.*upstream database offline/,
+    );
+  });
+
+  it('runs through executeToolCalls as schema-level tools (tools mode)', async () => {
+    const registry = registryWith({ config: { mcpServers: { fx: fixtureStdioConfig() } } });
+    await registry.start();
+    const tools = registry.asTools();
+    const results = await executeToolCalls(
+      [
+        { id: 'a', name: 'fx__add', arguments: '{"a":1,"b":2}' },
+        { id: 'b', name: 'hash', arguments: { data: 'x', algorithm: 'md5' } },
+        { id: 'c', name: 'fx__fail', arguments: {} },
+      ],
+      tools,
+    );
+    expect(results[0]).toMatchObject({ isError: false, structuredContent: { sum: 3 } });
+    expect(results[1]).toMatchObject({
+      isError: false,
+      structuredContent: { result: '9dd4e461268c8034f5c8564e155c67a6' },
+    });
+    expect(results[2]?.isError).toBe(true);
+  });
+});
