@@ -1,0 +1,688 @@
+import { randomUUID } from 'node:crypto';
+import type { Tracer } from '@opentelemetry/api';
+import {
+  errorMessage,
+  formatIssues,
+  getSchemaValidator,
+  ToolwireError,
+  type AnyTool,
+  type SchemaValidator,
+} from '@toolwire/schema';
+import { ArgumentRules, type PathArgumentRule } from './argument-rules.js';
+import {
+  createJsonLinesAuditSink,
+  redactArguments,
+  type AuditEntry,
+  type AuditSink,
+} from './audit-log.js';
+import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
+import type { AuthToken, ForwarderConfig } from './forwarder-config.js';
+import { HttpUpstream, UpstreamError, type UpstreamMessage } from './http-upstream.js';
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  isRecord,
+  JsonRpcFault,
+  POLICY_REFUSED,
+  RATE_LIMITED,
+  UPSTREAM_TIMEOUT,
+  UPSTREAM_UNAVAILABLE,
+} from './json-rpc.js';
+import { ForwarderMetrics } from './metrics.js';
+import { runNativeTool } from './native-tools.js';
+import { compileGlobs, ToolPolicy, type Matcher } from './policy.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { ResultCache } from './result-cache.js';
+import type { CallToolResult, SourceTool, ToolSource } from './tool-source.js';
+import { CallTracer } from './tracing.js';
+
+export const NATIVE = 'native';
+
+/** Who is calling and how to reach them while the call runs. */
+export interface CallContext {
+  /** The authenticated token, when `auth` is configured. */
+  token?: AuthToken;
+  signal?: AbortSignal;
+  /** The downstream request's `_meta` (progressToken, traceparent, …). */
+  meta?: Record<string, unknown>;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Other notifications from the upstream (log messages) for the downstream client. */
+  onNotification?: (message: UpstreamMessage) => void;
+}
+
+export interface ToolEntry {
+  tool: SourceTool;
+  server: string;
+  validator: SchemaValidator | undefined;
+  cacheable: boolean;
+  retryable: boolean;
+  timeoutMs: number;
+  perToolLimit: number | undefined;
+  native?: AnyTool;
+}
+
+export interface CallPipelineOptions {
+  source: ToolSource;
+  config: ForwarderConfig;
+  nativeTools?: AnyTool[];
+  upstreams?: Record<
+    string,
+    | { url: string; headers?: Record<string, string>; protocol?: 'auto' | 'modern' | 'legacy' }
+    | false
+  >;
+  toolTimeouts?: Record<string, number>;
+  argumentRules?: PathArgumentRule[];
+  validateArguments?: boolean;
+  cacheReadOnlyTools?: boolean;
+  breaker?: CircuitBreakerOptions;
+  retry?: boolean;
+  audit?: AuditSink | false;
+  auditArguments?: boolean;
+  metrics?: ForwarderMetrics;
+  tracer?: Tracer;
+  rateLimiter?: RateLimiter;
+}
+
+const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
+
+/**
+ * Everything between "a client asked for tool X" and "here is the result": lookup, policy,
+ * auth scope, rate limits, argument validation and rules, the result cache, the circuit breaker,
+ * the upstream hop with timeout and retry, then metrics, a span and an audit line.
+ */
+export class CallPipeline {
+  readonly source: ToolSource;
+  readonly config: ForwarderConfig;
+  readonly policy: ToolPolicy;
+  readonly metrics: ForwarderMetrics;
+  readonly separator: string;
+  private readonly nativeTools: Map<string, AnyTool>;
+  private readonly timeouts: Array<[Matcher, number]>;
+  private readonly perTool: Array<[Matcher, number]>;
+  private readonly cacheTools: Matcher | undefined;
+  private readonly cacheReadOnly: boolean;
+  readonly cache: ResultCache | undefined;
+  private readonly rules: ArgumentRules;
+  private readonly validate: boolean;
+  private readonly retry: boolean;
+  private readonly rateLimiter: RateLimiter;
+  private readonly audit: AuditSink | undefined;
+  private readonly auditArguments: boolean;
+  private readonly tracer: CallTracer;
+  private readonly breakerOptions: CircuitBreakerOptions | undefined;
+  private readonly breakers = new Map<string, CircuitBreaker>();
+  readonly http = new Map<string, HttpUpstream>();
+  private readonly httpConfig: CallPipelineOptions['upstreams'];
+  private index: Map<string, ToolEntry> | undefined;
+  private readonly unsubscribe: () => void;
+  private readonly changeListeners = new Set<(server: string) => void>();
+  private progressSeq = 0;
+
+  constructor(options: CallPipelineOptions) {
+    this.source = options.source;
+    this.config = options.config;
+    this.policy = new ToolPolicy(options.config);
+    this.metrics = options.metrics ?? new ForwarderMetrics();
+    this.separator = options.config.namespace?.separator ?? '__';
+    this.nativeTools = new Map((options.nativeTools ?? []).map((tool) => [tool.name, tool]));
+    this.timeouts = Object.entries(options.toolTimeouts ?? {}).map(([glob, ms]) => [
+      compileGlobs([glob])!,
+      ms,
+    ]);
+    this.perTool = Object.entries(options.config.policy?.rateLimit?.perTool ?? {}).map(
+      ([glob, limit]) => [compileGlobs([glob])!, limit],
+    );
+    this.cacheTools = compileGlobs(options.config.cache?.tools);
+    this.cacheReadOnly = options.cacheReadOnlyTools ?? true;
+    this.cache =
+      options.config.cache || this.cacheReadOnly
+        ? new ResultCache({
+            ttlMs: (options.config.cache?.ttlSeconds ?? 60) * 1000,
+            maxEntries: options.config.cache?.maxEntries ?? 1000,
+          })
+        : undefined;
+    this.rules = new ArgumentRules(options.argumentRules);
+    this.validate = options.validateArguments ?? true;
+    this.retry = options.retry ?? true;
+    this.rateLimiter =
+      options.rateLimiter ??
+      (options.config.redis ? new RedisRateLimiter(options.config.redis) : new MemoryRateLimiter());
+    this.audit =
+      options.audit === false
+        ? undefined
+        : (options.audit ?? createJsonLinesAuditSink(process.stderr));
+    this.auditArguments = options.auditArguments ?? false;
+    this.tracer = new CallTracer(options.tracer);
+    this.breakerOptions = options.breaker;
+    this.httpConfig = options.upstreams;
+    this.unsubscribe = this.source.onToolsChanged(({ server }) => this.toolsChanged(server));
+  }
+
+  /** Called when an upstream's tool list changes: the index is rebuilt and its cached results dropped. */
+  toolsChanged(server: string): void {
+    this.index = undefined;
+    this.cache?.invalidateServer(server);
+    for (const listener of this.changeListeners) listener(server);
+  }
+
+  onChange(listener: (server: string) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** The lean HTTP channel for an upstream, when it speaks streamable HTTP. */
+  httpUpstream(server: string): HttpUpstream | undefined {
+    const existing = this.http.get(server);
+    if (existing) return existing;
+    const override = this.httpConfig?.[server];
+    if (override === false) return undefined;
+    const configured = this.config.mcpServers?.[server];
+    const url = override?.url ?? configured?.url;
+    if (!url || (!override && configured?.transport === 'sse') || configured?.enabled === false)
+      return undefined;
+    const upstream = new HttpUpstream({
+      name: server,
+      url,
+      headers: override?.headers ?? configured?.headers,
+      protocol: override?.protocol,
+    });
+    this.http.set(server, upstream);
+    return upstream;
+  }
+
+  breaker(server: string): CircuitBreaker {
+    let breaker = this.breakers.get(server);
+    if (!breaker) {
+      breaker = new CircuitBreaker(this.breakerOptions);
+      const gauge = this.metrics.breakerState.labels(server);
+      gauge.set(0);
+      breaker.onStateChange = (state) => gauge.set(BREAKER_VALUE[state]);
+      this.breakers.set(server, breaker);
+    }
+    return breaker;
+  }
+
+  /** Every tool, native first, keyed by exposed name. */
+  tools(): Map<string, ToolEntry> {
+    if (this.index) return this.index;
+    const index = new Map<string, ToolEntry>();
+    for (const tool of this.nativeTools.values()) {
+      index.set(
+        tool.name,
+        this.entry({ ...tool, originalName: tool.name, source: NATIVE, status: 'ok' }, tool),
+      );
+    }
+    for (const tool of this.source.listTools()) {
+      if (!index.has(tool.name)) index.set(tool.name, this.entry(tool));
+    }
+    this.index = index;
+    return index;
+  }
+
+  private entry(tool: SourceTool, native?: AnyTool): ToolEntry {
+    let validator: SchemaValidator | undefined;
+    if (this.validate) {
+      try {
+        validator = getSchemaValidator(tool.inputSchema);
+      } catch {
+        // A schema ajv cannot compile is the upstream's business: forward without our check.
+        validator = undefined;
+      }
+    }
+    const annotations = tool.annotations ?? {};
+    const readOnly = annotations.readOnlyHint === true;
+    const idempotent = annotations.idempotentHint === true && annotations.destructiveHint !== true;
+    const timeout = this.timeouts.find(([match]) => match(tool.name));
+    const limit = this.perTool.find(([match]) => match(tool.name));
+    return {
+      tool,
+      server: tool.source,
+      validator,
+      cacheable:
+        this.cache !== undefined &&
+        ((this.cacheReadOnly && readOnly) || (this.cacheTools?.(tool.name) ?? false)),
+      retryable: readOnly || idempotent,
+      timeoutMs: timeout?.[1] ?? this.config.policy?.timeoutMs ?? 30_000,
+      perToolLimit: limit?.[1],
+      native,
+    };
+  }
+
+  /** Tools this client may see, plus how many were hidden and why. */
+  visibleTools(
+    token: AuthToken | undefined,
+    server?: string,
+  ): { tools: ToolEntry[]; hiddenByPolicy: number; unavailable: number } {
+    const tools: ToolEntry[] = [];
+    let hiddenByPolicy = 0;
+    let unavailable = 0;
+    for (const entry of this.tools().values()) {
+      if (server !== undefined && entry.server !== server) continue;
+      if (this.policy.check(entry.tool.name, token)) {
+        hiddenByPolicy++;
+        continue;
+      }
+      if (entry.tool.status === 'unavailable') unavailable++;
+      tools.push(entry);
+    }
+    return { tools, hiddenByPolicy, unavailable };
+  }
+
+  /** Runs one call through the whole pipeline. Refusals and upstream failures throw `JsonRpcFault`. */
+  async call(name: string, args: unknown, context: CallContext = {}): Promise<CallToolResult> {
+    const started = performance.now();
+    const client = context.token?.client ?? 'anonymous';
+    const entry = this.tools().get(name);
+    if (!entry) {
+      throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
+    }
+    const server = entry.server;
+    const refusal = this.policy.check(name, context.token);
+    if (refusal) {
+      this.finish(entry, client, args, started, 'refused', refusal.message);
+      throw new JsonRpcFault(POLICY_REFUSED, refusal.message, {
+        policy: refusal.policy,
+        tool: name,
+      });
+    }
+    await this.checkRateLimits(entry, client, args, started);
+
+    const input = args ?? {};
+    if (entry.validator) {
+      const checked = entry.validator.validate(input);
+      if (!checked.success) {
+        const text = `Invalid arguments for tool "${name}": ${formatIssues(checked.issues)}`;
+        this.finish(entry, client, args, started, 'refused', 'invalid arguments');
+        return { content: [{ type: 'text', text }], isError: true };
+      }
+    }
+    if (!this.rules.empty) {
+      const violation = this.rules.check(name, input);
+      if (violation) {
+        const message = `Argument ${violation.path} of tool "${name}" is refused by argumentRules: ${violation.message}`;
+        this.finish(entry, client, args, started, 'refused', message);
+        throw new JsonRpcFault(POLICY_REFUSED, message, {
+          policy: 'argumentRules',
+          tool: name,
+          argument: violation.path,
+        });
+      }
+    }
+
+    let cacheKey: string | undefined;
+    if (entry.cacheable && this.cache) {
+      cacheKey = ResultCache.key(client, name, input);
+      const hit = this.cache.get(cacheKey);
+      this.metrics.cache(name, hit !== undefined);
+      if (hit) {
+        this.finish(entry, client, args, started, 'cached');
+        return hit;
+      }
+    }
+
+    const { span, ctx } = this.tracer.start(name, server, context.meta);
+    const trace = this.tracer.inject(ctx, context.meta);
+    try {
+      const result = await this.execute(entry, input, context, trace);
+      if (cacheKey && !result.isError) this.cache!.set(cacheKey, server, result);
+      const outcome = result.isError ? 'tool_error' : 'ok';
+      this.tracer.end(span, outcome);
+      this.finish(entry, client, args, started, outcome, undefined, trace.traceparent);
+      return result;
+    } catch (error) {
+      const fault = this.toFault(error, entry);
+      this.metrics.error(name, server, errorType(error));
+      this.tracer.end(span, 'error', fault.message);
+      this.finish(entry, client, args, started, 'error', fault.message, trace.traceparent);
+      throw fault;
+    }
+  }
+
+  /**
+   * The checks of `call` without the call itself, for the passthrough relay: throws a
+   * `JsonRpcFault` for a policy or rate-limit refusal, returns an `isError` result for arguments
+   * that fail the schema, `undefined` when the call may go ahead.
+   */
+  async admit(
+    name: string,
+    args: unknown,
+    token: AuthToken | undefined,
+  ): Promise<CallToolResult | undefined> {
+    const started = performance.now();
+    const client = token?.client ?? 'anonymous';
+    const entry = this.tools().get(name);
+    if (!entry) return undefined;
+    const refusal = this.policy.check(name, token);
+    if (refusal) {
+      this.finish(entry, client, args, started, 'refused', refusal.message);
+      throw new JsonRpcFault(POLICY_REFUSED, refusal.message, {
+        policy: refusal.policy,
+        tool: name,
+      });
+    }
+    await this.checkRateLimits(entry, client, args, started);
+    const input = args ?? {};
+    if (entry.validator) {
+      const checked = entry.validator.validate(input);
+      if (!checked.success) {
+        this.finish(entry, client, args, started, 'refused', 'invalid arguments');
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `Invalid arguments for tool "${name}": ${formatIssues(checked.issues)}`,
+            },
+          ],
+          isError: true,
+        };
+      }
+    }
+    if (!this.rules.empty) {
+      const violation = this.rules.check(name, input);
+      if (violation) {
+        const message = `Argument ${violation.path} of tool "${name}" is refused by argumentRules: ${violation.message}`;
+        this.finish(entry, client, args, started, 'refused', message);
+        throw new JsonRpcFault(POLICY_REFUSED, message, {
+          policy: 'argumentRules',
+          tool: name,
+          argument: violation.path,
+        });
+      }
+    }
+    return undefined;
+  }
+
+  /** Records a call the passthrough relay forwarded (metrics and audit). */
+  record(
+    name: string,
+    token: AuthToken | undefined,
+    args: unknown,
+    started: number,
+    outcome: AuditEntry['outcome'],
+    error?: string,
+  ): void {
+    const entry = this.tools().get(name);
+    if (entry) this.finish(entry, token?.client ?? 'anonymous', args, started, outcome, error);
+  }
+
+  private async checkRateLimits(
+    entry: ToolEntry,
+    client: string,
+    args: unknown,
+    started: number,
+  ): Promise<void> {
+    const perMinute = this.config.policy?.rateLimit?.perMinute;
+    if (perMinute !== undefined) {
+      const wait = await this.rateLimiter.consume(`client:${client}`, perMinute);
+      if (wait > 0)
+        this.rateLimited(
+          entry,
+          client,
+          args,
+          started,
+          wait,
+          'policy.rateLimit.perMinute',
+          'client',
+        );
+    }
+    if (entry.perToolLimit !== undefined) {
+      const wait = await this.rateLimiter.consume(
+        `tool:${client}:${entry.tool.name}`,
+        entry.perToolLimit,
+      );
+      if (wait > 0)
+        this.rateLimited(entry, client, args, started, wait, 'policy.rateLimit.perTool', 'tool');
+    }
+  }
+
+  private rateLimited(
+    entry: ToolEntry,
+    client: string,
+    args: unknown,
+    started: number,
+    retryAfterMs: number,
+    policy: string,
+    scope: string,
+  ): never {
+    const message = `Rate limit exceeded for ${scope === 'client' ? `client "${client}"` : `tool "${entry.tool.name}"`} (${policy}); retry after ${retryAfterMs} ms`;
+    this.metrics.rateLimited.labels(scope).inc();
+    this.finish(entry, client, args, started, 'refused', message);
+    throw new JsonRpcFault(RATE_LIMITED, message, { retryAfterMs, policy, tool: entry.tool.name });
+  }
+
+  private async execute(
+    entry: ToolEntry,
+    args: unknown,
+    context: CallContext,
+    trace: Record<string, string>,
+  ): Promise<CallToolResult> {
+    if (entry.native) {
+      return this.withTimeout(entry, context.signal, (signal) =>
+        runNativeTool(entry.native!, args, {
+          signal,
+          toolCallId: randomUUID(),
+          onProgress: context.onProgress,
+        }),
+      );
+    }
+    if (entry.server === NATIVE) {
+      return this.viaSource(entry, args, context, trace);
+    }
+    const breaker = this.breaker(entry.server);
+    const wait = breaker.acquire();
+    if (wait > 0) {
+      throw new JsonRpcFault(
+        UPSTREAM_UNAVAILABLE,
+        `Upstream "${entry.server}" is unavailable: circuit breaker open; retry after ${wait} ms`,
+        { upstream: entry.server, retryAfterMs: wait, breaker: 'open' },
+      );
+    }
+    const attempts = this.retry && entry.retryable ? 2 : 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const http = this.httpUpstream(entry.server);
+        const result = http
+          ? await this.viaHttp(http, entry, args, context, trace)
+          : await this.viaSource(entry, args, context, trace);
+        breaker.success();
+        return result;
+      } catch (error) {
+        const transient = isTransient(error);
+        if (transient) breaker.failure();
+        else if (!(error instanceof UpstreamError)) breaker.success();
+        if (!transient || attempt >= attempts || context.signal?.aborted || breaker.acquire() > 0)
+          throw error;
+      }
+    }
+  }
+
+  private async viaHttp(
+    http: HttpUpstream,
+    entry: ToolEntry,
+    args: unknown,
+    context: CallContext,
+    trace: Record<string, string>,
+  ): Promise<CallToolResult> {
+    const meta: Record<string, unknown> = {};
+    let ourToken: string | undefined;
+    const downstreamToken = context.meta?.progressToken;
+    if (context.meta) {
+      for (const key in context.meta) {
+        if (key !== 'progressToken' && !key.startsWith('io.modelcontextprotocol/'))
+          meta[key] = context.meta[key];
+      }
+    }
+    if (downstreamToken !== undefined && context.onProgress) {
+      // Our own token upstream, mapped back to the client's: ids and tokens never leak across hops.
+      ourToken = `tw-${++this.progressSeq}`;
+      meta.progressToken = ourToken;
+    }
+    Object.assign(meta, trace);
+    const params: Record<string, unknown> = { name: entry.tool.originalName, arguments: args };
+    if (Object.keys(meta).length > 0) params._meta = meta;
+    const result = await http.request('tools/call', params, {
+      signal: context.signal,
+      timeoutMs: entry.timeoutMs,
+      headers: trace,
+      onNotification: (message) => {
+        const p = message.params;
+        if (
+          message.method === 'notifications/progress' &&
+          isRecord(p) &&
+          p.progressToken === ourToken
+        ) {
+          context.onProgress?.({
+            progress: Number(p.progress),
+            ...(typeof p.total === 'number' ? { total: p.total } : {}),
+            ...(typeof p.message === 'string' ? { message: p.message } : {}),
+          });
+        } else context.onNotification?.(message);
+      },
+    });
+    if (!isRecord(result) || !Array.isArray(result.content)) {
+      throw new UpstreamError(
+        entry.server,
+        'protocol',
+        `Upstream "${entry.server}" answered tools/call without a content array`,
+      );
+    }
+    delete result.resultType;
+    return result as CallToolResult;
+  }
+
+  private async viaSource(
+    entry: ToolEntry,
+    args: unknown,
+    context: CallContext,
+    trace: Record<string, string>,
+  ): Promise<CallToolResult> {
+    const meta: Record<string, unknown> = { ...trace };
+    return this.source.callTool(entry.tool.name, args, {
+      signal: context.signal,
+      timeoutMs: entry.timeoutMs,
+      onProgress: context.onProgress,
+      meta,
+    });
+  }
+
+  private async withTimeout<T>(
+    entry: ToolEntry,
+    outer: AbortSignal | undefined,
+    run: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(outer?.reason);
+    outer?.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(
+          new UpstreamError(
+            entry.server,
+            'timeout',
+            `Tool "${entry.tool.name}" did not finish within ${entry.timeoutMs} ms`,
+          ),
+        );
+      }, entry.timeoutMs);
+    });
+    try {
+      return await Promise.race([run(controller.signal), timeout]);
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private toFault(error: unknown, entry: ToolEntry): JsonRpcFault {
+    if (error instanceof JsonRpcFault) return error;
+    if (error instanceof UpstreamError) {
+      if (error.kind === 'timeout') {
+        return new JsonRpcFault(
+          UPSTREAM_TIMEOUT,
+          `Tool "${entry.tool.name}" timed out after ${entry.timeoutMs} ms (upstream "${entry.server}")`,
+          {
+            upstream: entry.server,
+            timeoutMs: entry.timeoutMs,
+          },
+        );
+      }
+      if (error.kind === 'cancelled')
+        return new JsonRpcFault(INTERNAL_ERROR, 'The call was cancelled', { cancelled: true });
+      return new JsonRpcFault(UPSTREAM_UNAVAILABLE, error.message, {
+        upstream: entry.server,
+        reason: error.kind,
+      });
+    }
+    if (ToolwireError.isInstance(error)) {
+      if (error.code === 'server_unavailable') {
+        return new JsonRpcFault(UPSTREAM_UNAVAILABLE, error.message, { upstream: entry.server });
+      }
+      if (error.code === 'timeout') {
+        return new JsonRpcFault(UPSTREAM_TIMEOUT, error.message, {
+          upstream: entry.server,
+          timeoutMs: entry.timeoutMs,
+        });
+      }
+      if (error.code === 'no_such_tool' || error.code.startsWith('tool_arguments_')) {
+        return new JsonRpcFault(INVALID_PARAMS, error.message, { tool: entry.tool.name });
+      }
+    }
+    return new JsonRpcFault(
+      INTERNAL_ERROR,
+      `Tool "${entry.tool.name}" failed: ${errorMessage(error)}`,
+      { upstream: entry.server },
+    );
+  }
+
+  private finish(
+    entry: ToolEntry,
+    client: string,
+    args: unknown,
+    started: number,
+    outcome: AuditEntry['outcome'],
+    error?: string,
+    traceparent?: string,
+  ): void {
+    const durationMs = performance.now() - started;
+    this.metrics.call(entry.tool.name, entry.server, outcome);
+    if (outcome !== 'refused') this.metrics.observe(entry.server, durationMs / 1000);
+    if (!this.audit) return;
+    const line: AuditEntry = {
+      time: new Date().toISOString(),
+      client,
+      tool: entry.tool.name,
+      upstream: entry.server,
+      durationMs: Math.round(durationMs * 1000) / 1000,
+      outcome,
+      arguments: this.auditArguments ? args : redactArguments(args),
+    };
+    if (error) line.error = error;
+    if (traceparent) line.traceId = traceparent.split('-')[1];
+    this.audit(line);
+  }
+
+  async close(): Promise<void> {
+    this.unsubscribe();
+    await Promise.all([...this.http.values()].map((upstream) => upstream.close()));
+    this.http.clear();
+    await this.rateLimiter.close();
+    (this.audit as { flush?: () => void } | undefined)?.flush?.();
+  }
+}
+
+function isTransient(error: unknown): boolean {
+  if (error instanceof UpstreamError)
+    return error.kind === 'timeout' || error.kind === 'connection';
+  return (
+    ToolwireError.isInstance(error) &&
+    (error.code === 'server_unavailable' || error.code === 'timeout')
+  );
+}
+
+function errorType(error: unknown): string {
+  if (error instanceof UpstreamError) return error.kind;
+  if (error instanceof JsonRpcFault) return `jsonrpc_${error.code}`;
+  if (ToolwireError.isInstance(error)) return error.code;
+  return 'internal';
+}

@@ -1,0 +1,998 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Tracer } from '@opentelemetry/api';
+import { errorMessage, type AnyTool } from '@toolwire/schema';
+import type { PathArgumentRule } from './argument-rules.js';
+import type { AuditSink } from './audit-log.js';
+import { runBatch, type BatchCall, type BatchResult } from './batch.js';
+import { CallPipeline, NATIVE, type CallContext } from './call-pipeline.js';
+import type { CircuitBreakerOptions } from './circuit-breaker.js';
+import {
+  validateForwarderConfig,
+  type AuthToken,
+  type ForwarderConfig,
+} from './forwarder-config.js';
+import type { HttpUpstream, UpstreamMessage } from './http-upstream.js';
+import {
+  HEADER_MISMATCH,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  isRecord,
+  JsonRpcFault,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  RESOURCE_NOT_FOUND,
+  UNAUTHORIZED,
+  type JsonRpcId,
+  type JsonRpcRequest,
+} from './json-rpc.js';
+import {
+  LEGACY_PROTOCOLS,
+  LIST_METHODS,
+  MODERN_PROTOCOL,
+  NAME_PARAM,
+  PROTOCOL_META_KEY,
+  SUPPORTED_PROTOCOLS,
+} from './mcp-protocol.js';
+import { ForwarderMetrics } from './metrics.js';
+import { relayPassthrough } from './passthrough-relay.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { CallToolResult, ToolSource } from './tool-source.js';
+
+export interface CreateForwarderOptions {
+  /** The registry (`@toolwire/mcp`'s `createRegistry(...)`) or any `ToolSource`. */
+  source: ToolSource;
+  /** The loaded `toolwire.config.json` (policy, auth, cache, redis, mcpServers, namespace). */
+  config?: ForwarderConfig | Record<string, unknown>;
+  /** Extra in-process tools (`defineTool` from `@toolwire/schema`), exposed under their own names. */
+  nativeTools?: AnyTool[];
+  serverInfo?: { name: string; version: string };
+  instructions?: string;
+  /**
+   * Per-upstream streamable HTTP endpoints for the fast path. By default the `url` of
+   * `config.mcpServers.<name>` is used; `false` sends that upstream's calls through the source.
+   */
+  upstreams?: Record<
+    string,
+    | { url: string; headers?: Record<string, string>; protocol?: 'auto' | 'modern' | 'legacy' }
+    | false
+  >;
+  /** Glob over exposed names → timeout in ms (default `config.policy.timeoutMs`, else 30 s). */
+  toolTimeouts?: Record<string, number>;
+  /** Path arguments that must stay inside allowed roots. */
+  argumentRules?: PathArgumentRule[];
+  /** Validate arguments against the tool's input schema before forwarding (default true). */
+  validateArguments?: boolean;
+  /** Cache results of tools annotated `readOnlyHint` (default true); `config.cache.tools` adds more. */
+  cacheReadOnlyTools?: boolean;
+  breaker?: CircuitBreakerOptions;
+  /** Retry read-only/idempotent tools once on timeout or connection loss (default true). */
+  retry?: boolean;
+  /** Audit sink; default JSON lines on stderr; `false` turns auditing off. */
+  audit?: AuditSink | false;
+  /** Log arguments verbatim in the audit line (default false: redacted to their types). */
+  auditArguments?: boolean;
+  tracer?: Tracer;
+  rateLimiter?: RateLimiter;
+  /**
+   * Host names accepted in `Host`/`Origin` (DNS-rebinding protection). Default: loopback names.
+   * `'*'` accepts any (for a forwarder behind a reverse proxy that checks hosts itself).
+   */
+  allowedHosts?: string[] | '*';
+  /** Idle legacy sessions are dropped after this long (default 30 min). */
+  sessionIdleMs?: number;
+}
+
+export interface Forwarder {
+  /** Node `http` handler: `/mcp`, `/servers/<name>/mcp`, `/metrics`; anything else 404. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Serves one MCP request; `server` set means the passthrough route of that upstream. */
+  handleMcp(req: IncomingMessage, res: ServerResponse, route?: { server?: string }): void;
+  listen(options?: {
+    host?: string;
+    port?: number;
+  }): Promise<{ url: string; server: Server; close(): Promise<void> }>;
+  /** The policy pipeline, for embedding (no HTTP): same checks, cache, metrics and audit. */
+  callTool(name: string, args: unknown, context?: CallContext): Promise<CallToolResult>;
+  /** Many calls at once, grouped by upstream, run in parallel; one failure never fails the rest. */
+  batch(
+    calls: BatchCall[],
+    context?: CallContext & { concurrencyPerUpstream?: number },
+  ): Promise<BatchResult[]>;
+  /** Answers one JSON-RPC message (the transport-free core, used by stdio). */
+  dispatch(message: unknown, context?: DispatchContext): Promise<unknown>;
+  metrics(): Promise<string>;
+  readonly metricsContentType: string;
+  readonly pipeline: CallPipeline;
+  close(): Promise<void>;
+}
+
+export interface DispatchContext {
+  token?: AuthToken;
+  server?: string;
+  modern?: boolean;
+  signal?: AbortSignal;
+  /** Where notifications for this request go (progress, log messages, list_changed). */
+  notify?: (notification: { method: string; params?: Record<string, unknown> }) => void;
+  session?: Session;
+}
+
+interface Session {
+  id: string;
+  protocolVersion: string;
+  token?: AuthToken;
+  server?: string;
+  streams: Set<ServerResponse>;
+  lastSeen: number;
+  inflight: Map<JsonRpcId, AbortController>;
+}
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', '::1'];
+const MAX_BODY = 4 * 1024 * 1024;
+
+class HttpFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly rpc: { code: number; message: string; data?: unknown },
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(rpc.message);
+  }
+}
+
+/** Creates the forwarder. It owns no upstream connections beyond its own lean HTTP pool. */
+export function createForwarder(options: CreateForwarderOptions): Forwarder {
+  const config = validateForwarderConfig(options.config);
+  const metrics = new ForwarderMetrics();
+  const pipeline = new CallPipeline({ ...options, config, metrics });
+  const serverInfo = options.serverInfo ?? { name: 'toolwire-forwarder', version: '0.1.0' };
+  const tokens = new Map((config.auth?.tokens ?? []).map((token) => [token.token, token]));
+  const sessions = new Map<string, Session>();
+  const listeners = new Set<{
+    res: ServerResponse;
+    token?: AuthToken;
+    server?: string;
+    subscriptionId?: JsonRpcId;
+  }>();
+  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const cacheScope = config.auth ? 'private' : 'public';
+  const resourceOwners = new Map<string, string>();
+  let closed = false;
+
+  const sweep = setInterval(
+    () => {
+      const cutoff = Date.now() - idleMs;
+      for (const [id, session] of sessions) {
+        if (session.lastSeen < cutoff && session.streams.size === 0 && session.inflight.size === 0)
+          sessions.delete(id);
+      }
+    },
+    Math.min(idleMs, 60_000),
+  );
+  sweep.unref();
+
+  // list_changed goes to every open legacy GET stream and every modern subscription.
+  pipeline.onChange((server) => {
+    const message = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
+    const line = `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    for (const session of sessions.values()) {
+      if (session.server !== undefined && session.server !== server) continue;
+      for (const stream of session.streams) stream.write(line);
+    }
+    for (const listener of listeners) {
+      if (listener.server !== undefined && listener.server !== server) continue;
+      const withId = {
+        ...message,
+        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': listener.subscriptionId } },
+      };
+      listener.res.write(`event: message\ndata: ${JSON.stringify(withId)}\n\n`);
+    }
+  });
+
+  function updateGauges(hiddenByPolicy: number, unavailable: number): void {
+    metrics.toolsHidden.labels('policy').set(hiddenByPolicy);
+    metrics.toolsHidden.labels('unavailable').set(unavailable);
+    for (const server of options.source.servers()) {
+      const value =
+        server.status === 'ok'
+          ? 1
+          : server.status === 'stale' || server.status === 'connecting'
+            ? 0.5
+            : 0;
+      metrics.upstreamUp.labels(server.name).set(value);
+    }
+  }
+
+  function exposedPromptName(server: string, name: string, route: string | undefined): string {
+    return route !== undefined ? name : `${server}${pipeline.separator}${name}`;
+  }
+
+  /** Upstreams reachable for resources and prompts on this route. */
+  function upstreamsFor(route: string | undefined): string[] {
+    const names = options.source
+      .servers()
+      .filter((s) => s.status !== 'disabled')
+      .map((s) => s.name);
+    return route !== undefined ? names.filter((n) => n === route) : names;
+  }
+
+  async function upstreamRequest(
+    server: string,
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const http: HttpUpstream | undefined = pipeline.httpUpstream(server);
+    if (http)
+      return http.request(method, params, {
+        signal,
+        timeoutMs: config.policy?.timeoutMs ?? 30_000,
+      });
+    const client = options.source.getClient?.(server) as Record<string, unknown> | undefined;
+    const call = (fn: string) => {
+      const method = client?.[fn];
+      if (typeof method !== 'function') {
+        throw new JsonRpcFault(
+          METHOD_NOT_FOUND,
+          `Upstream "${server}" offers no ${fn} through this registry`,
+        );
+      }
+      return (method as (p: unknown, o?: unknown) => Promise<unknown>).call(client, params, {
+        signal,
+      });
+    };
+    switch (method) {
+      case 'resources/list':
+        return call('listResources');
+      case 'resources/templates/list':
+        return call('listResourceTemplates');
+      case 'resources/read':
+        return call('readResource');
+      case 'prompts/list':
+        return call('listPrompts');
+      case 'prompts/get':
+        return call('getPrompt');
+      case 'completion/complete':
+        return call('complete');
+      case 'resources/subscribe':
+        return call('subscribeResource');
+      case 'resources/unsubscribe':
+        return call('unsubscribeResource');
+      default:
+        throw new JsonRpcFault(METHOD_NOT_FOUND, `Method not found: ${method}`);
+    }
+  }
+
+  /** Fans a list request out to every upstream; a failing upstream is skipped, never fatal. */
+  async function gather(
+    route: string | undefined,
+    method: string,
+    key: string,
+    signal?: AbortSignal,
+  ): Promise<Array<[string, Record<string, unknown>]>> {
+    const servers = upstreamsFor(route);
+    const settled = await Promise.allSettled(
+      servers.map(async (server) => {
+        const items: Record<string, unknown>[] = [];
+        let cursor: unknown;
+        for (let page = 0; page < 64; page++) {
+          const result = await upstreamRequest(server, method, cursor ? { cursor } : {}, signal);
+          if (!isRecord(result) || !Array.isArray(result[key])) break;
+          items.push(...(result[key] as Record<string, unknown>[]));
+          cursor = result.nextCursor;
+          if (typeof cursor !== 'string') break;
+        }
+        return items.map((item) => [server, item] as [string, Record<string, unknown>]);
+      }),
+    );
+    if (route !== undefined && settled[0]?.status === 'rejected') throw settled[0].reason;
+    return settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
+  }
+
+  function splitPromptName(
+    name: string,
+    route: string | undefined,
+  ): { server: string; name: string } {
+    if (route !== undefined) return { server: route, name };
+    const at = name.indexOf(pipeline.separator);
+    if (at <= 0) throw new JsonRpcFault(INVALID_PARAMS, `Unknown prompt: ${name}`);
+    return { server: name.slice(0, at), name: name.slice(at + pipeline.separator.length) };
+  }
+
+  function resourceOwner(uri: string, route: string | undefined): string {
+    if (route !== undefined) return route;
+    const owner = resourceOwners.get(uri);
+    if (owner) return owner;
+    for (const [pattern, server] of resourceOwners) {
+      const brace = pattern.indexOf('{');
+      if (brace > 0 && uri.startsWith(pattern.slice(0, brace))) return server;
+    }
+    const servers = upstreamsFor(route);
+    if (servers.length === 1) return servers[0]!;
+    throw new JsonRpcFault(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+  }
+
+  async function dispatchRequest(
+    request: JsonRpcRequest,
+    context: DispatchContext,
+  ): Promise<unknown> {
+    const params = isRecord(request.params) ? request.params : {};
+    const route = context.server;
+    switch (request.method) {
+      case 'initialize': {
+        const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : '';
+        const protocolVersion = (LEGACY_PROTOCOLS as readonly string[]).includes(requested)
+          ? requested
+          : LEGACY_PROTOCOLS[0];
+        return {
+          protocolVersion,
+          capabilities: capabilities(),
+          serverInfo,
+          ...(options.instructions ? { instructions: options.instructions } : {}),
+        };
+      }
+      case 'server/discover':
+        return {
+          supportedVersions: SUPPORTED_PROTOCOLS,
+          capabilities: capabilities(),
+          serverInfo,
+          ...(options.instructions ? { instructions: options.instructions } : {}),
+        };
+      case 'ping':
+        return {};
+      case 'logging/setLevel':
+        return {};
+      case 'tools/list': {
+        const { tools, hiddenByPolicy, unavailable } = pipeline.visibleTools(context.token, route);
+        if (route === undefined) updateGauges(hiddenByPolicy, unavailable);
+        return {
+          tools: tools.map(({ tool }) => ({
+            name: route !== undefined ? tool.originalName : tool.name,
+            ...(tool.description !== undefined ? { description: tool.description } : {}),
+            inputSchema: tool.inputSchema,
+            ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+            ...(tool.annotations ? { annotations: tool.annotations } : {}),
+          })),
+        };
+      }
+      case 'tools/call': {
+        if (typeof params.name !== 'string')
+          throw new JsonRpcFault(INVALID_PARAMS, 'params.name: expected the tool name');
+        let name = params.name;
+        if (route !== undefined) {
+          const entry = [...pipeline.tools().values()].find(
+            (e) => e.server === route && e.tool.originalName === name,
+          );
+          if (!entry)
+            throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
+          name = entry.tool.name;
+        }
+        const meta = isRecord(params._meta) ? params._meta : undefined;
+        const token = meta?.progressToken;
+        return pipeline.call(name, params.arguments, {
+          token: context.token,
+          signal: context.signal,
+          meta,
+          onProgress:
+            token !== undefined && context.notify
+              ? (p) =>
+                  context.notify!({
+                    method: 'notifications/progress',
+                    params: { progressToken: token, ...p },
+                  })
+              : undefined,
+          onNotification: context.notify
+            ? (message: UpstreamMessage) =>
+                context.notify!({ method: message.method!, params: message.params })
+            : undefined,
+        });
+      }
+      case 'prompts/list': {
+        const prompts = await gather(route, 'prompts/list', 'prompts', context.signal);
+        return {
+          prompts: prompts
+            .map(([server, prompt]) => ({
+              ...prompt,
+              name: exposedPromptName(server, String(prompt.name), route),
+            }))
+            .filter(
+              (prompt) =>
+                !pipeline.policy.check(promptPolicyName(prompt.name, route), context.token),
+            ),
+        };
+      }
+      case 'prompts/get': {
+        if (typeof params.name !== 'string')
+          throw new JsonRpcFault(INVALID_PARAMS, 'params.name: expected the prompt name');
+        const refusal = pipeline.policy.check(promptPolicyName(params.name, route), context.token);
+        if (refusal) throw new JsonRpcFault(-32003, refusal.message, { policy: refusal.policy });
+        const { server, name } = splitPromptName(params.name, route);
+        return upstreamRequest(server, 'prompts/get', { ...params, name }, context.signal);
+      }
+      case 'resources/list':
+      case 'resources/templates/list': {
+        const key = request.method === 'resources/list' ? 'resources' : 'resourceTemplates';
+        const items = await gather(route, request.method, key, context.signal);
+        for (const [server, item] of items) {
+          const uri = item.uri ?? item.uriTemplate;
+          if (typeof uri === 'string') resourceOwners.set(uri, server);
+        }
+        return { [key]: items.map(([, item]) => item) };
+      }
+      case 'resources/read':
+      case 'resources/subscribe':
+      case 'resources/unsubscribe': {
+        if (typeof params.uri !== 'string')
+          throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
+        return upstreamRequest(
+          resourceOwner(params.uri, route),
+          request.method,
+          params,
+          context.signal,
+        );
+      }
+      case 'completion/complete': {
+        const ref = isRecord(params.ref) ? params.ref : {};
+        if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+          const { server, name } = splitPromptName(ref.name, route);
+          return upstreamRequest(
+            server,
+            'completion/complete',
+            { ...params, ref: { ...ref, name } },
+            context.signal,
+          );
+        }
+        if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+          return upstreamRequest(
+            resourceOwner(ref.uri, route),
+            'completion/complete',
+            params,
+            context.signal,
+          );
+        }
+        throw new JsonRpcFault(INVALID_PARAMS, 'params.ref: expected a ref/prompt or ref/resource');
+      }
+      default:
+        throw new JsonRpcFault(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+    }
+  }
+
+  function promptPolicyName(name: string, route: string | undefined): string {
+    return route !== undefined ? `${route}${pipeline.separator}${name}` : name;
+  }
+
+  function capabilities(): Record<string, unknown> {
+    return {
+      tools: { listChanged: true },
+      resources: { listChanged: true, subscribe: true },
+      prompts: { listChanged: true },
+      completions: {},
+      logging: {},
+    };
+  }
+
+  function decorate(method: string, result: unknown, modern: boolean): unknown {
+    if (!modern || !isRecord(result)) return result;
+    const out: Record<string, unknown> = { ...result, resultType: 'complete' };
+    if (LIST_METHODS.has(method) || method === 'server/discover') {
+      out.ttlMs = 0;
+      out.cacheScope = cacheScope;
+    }
+    return out;
+  }
+
+  /** Answers one parsed JSON-RPC message; `undefined` for notifications. */
+  async function dispatch(message: unknown, context: DispatchContext = {}): Promise<unknown> {
+    if (Array.isArray(message)) {
+      return {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: INVALID_REQUEST,
+          message:
+            'Invalid Request: JSON-RPC batches are not supported (removed from MCP in 2025-06-18)',
+        },
+      };
+    }
+    if (!isRecord(message) || message.jsonrpc !== '2.0' || typeof message.method !== 'string') {
+      if (
+        isRecord(message) &&
+        message.jsonrpc === '2.0' &&
+        ('result' in message || 'error' in message)
+      )
+        return undefined;
+      const id =
+        isRecord(message) && (typeof message.id === 'string' || typeof message.id === 'number')
+          ? message.id
+          : null;
+      return {
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: INVALID_REQUEST,
+          message: 'Invalid Request: expected a JSON-RPC 2.0 request object',
+        },
+      };
+    }
+    const request = message as unknown as JsonRpcRequest;
+    if (request.id === undefined || request.id === null) {
+      if (
+        request.method === 'notifications/cancelled' &&
+        context.session &&
+        isRecord(request.params)
+      ) {
+        const id = request.params.requestId;
+        if (typeof id === 'string' || typeof id === 'number')
+          context.session.inflight.get(id)?.abort();
+      }
+      return undefined;
+    }
+    const modern =
+      context.modern ??
+      (isRecord(request.params) &&
+        isRecord(request.params._meta) &&
+        request.params._meta[PROTOCOL_META_KEY] === MODERN_PROTOCOL);
+    try {
+      const result = await dispatchRequest(request, { ...context, modern });
+      return { jsonrpc: '2.0', id: request.id, result: decorate(request.method, result, modern) };
+    } catch (error) {
+      const fault =
+        error instanceof JsonRpcFault
+          ? error
+          : new JsonRpcFault(INTERNAL_ERROR, `Internal error: ${errorMessage(error)}`);
+      return { jsonrpc: '2.0', id: request.id, error: fault.toError() };
+    }
+  }
+
+  function checkHost(req: IncomingMessage): void {
+    if (allowedHosts === '*') return;
+    const host = req.headers.host;
+    if (host) {
+      const name = host.startsWith('[')
+        ? host.slice(0, host.indexOf(']') + 1)
+        : host.split(':')[0]!;
+      if (!allowedHosts.includes(name)) {
+        throw new HttpFailure(403, {
+          code: INVALID_REQUEST,
+          message: `Forbidden: Host "${host}" is not allowed (DNS-rebinding protection; see allowedHosts)`,
+        });
+      }
+    }
+    const origin = req.headers.origin;
+    if (origin) {
+      let name: string;
+      try {
+        name = new URL(origin).hostname;
+      } catch {
+        name = origin;
+      }
+      if (!allowedHosts.includes(name) && !allowedHosts.includes(`[${name}]`)) {
+        throw new HttpFailure(403, {
+          code: INVALID_REQUEST,
+          message: `Forbidden: Origin "${origin}" is not allowed (DNS-rebinding protection)`,
+        });
+      }
+    }
+  }
+
+  function authenticate(req: IncomingMessage): AuthToken | undefined {
+    if (tokens.size === 0) return undefined;
+    const header = req.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header) : null;
+    const token = match ? tokens.get(match[1]!.trim()) : undefined;
+    if (!token) {
+      throw new HttpFailure(
+        401,
+        {
+          code: UNAUTHORIZED,
+          message: match
+            ? 'Unauthorized: unknown bearer token (auth.tokens)'
+            : 'Unauthorized: an Authorization: Bearer <token> header is required (auth)',
+        },
+        { 'www-authenticate': 'Bearer' },
+      );
+    }
+    return token;
+  }
+
+  function readBody(req: IncomingMessage): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_BODY) {
+          reject(
+            new HttpFailure(413, {
+              code: INVALID_REQUEST,
+              message: `Request body over ${MAX_BODY} bytes`,
+            }),
+          );
+          req.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      req.on('error', reject);
+    });
+  }
+
+  function sendJson(
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): void {
+    if (res.headersSent) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      ...headers,
+    });
+    res.end(text);
+  }
+
+  function failHttp(res: ServerResponse, error: unknown): void {
+    if (error instanceof HttpFailure) {
+      sendJson(res, error.status, { jsonrpc: '2.0', id: null, error: error.rpc }, error.headers);
+    } else {
+      sendJson(res, 500, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: INTERNAL_ERROR, message: `Internal error: ${errorMessage(error)}` },
+      });
+    }
+  }
+
+  function headerMismatch(
+    req: IncomingMessage,
+    request: Record<string, unknown>,
+  ): string | undefined {
+    const method = req.headers['mcp-method'];
+    if (typeof method === 'string' && method !== request.method) {
+      return `the body carries method "${String(request.method)}" but the Mcp-Method header names "${method}"`;
+    }
+    const key = typeof request.method === 'string' ? NAME_PARAM[request.method] : undefined;
+    if (!key) return undefined;
+    const value = isRecord(request.params) ? request.params[key] : undefined;
+    const header = req.headers['mcp-name'];
+    if (typeof value === 'string' && typeof header === 'string' && header !== value) {
+      return `the body carries params.${key}="${value}" but the Mcp-Name header names "${header}"`;
+    }
+    if (typeof value === 'string' && header === undefined) {
+      return `the body carries params.${key}="${value}" but the required Mcp-Name header is absent`;
+    }
+    return undefined;
+  }
+
+  async function servePost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: string | undefined,
+  ): Promise<void> {
+    const token = authenticate(req);
+    const raw = await readBody(req);
+    let message: unknown;
+    try {
+      message = JSON.parse(raw.toString('utf8'));
+    } catch {
+      sendJson(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: PARSE_ERROR, message: 'Parse error: the body is not valid JSON' },
+      });
+      return;
+    }
+    if (Array.isArray(message)) {
+      sendJson(res, 400, await dispatch(message));
+      return;
+    }
+    if (!isRecord(message)) {
+      sendJson(res, 400, await dispatch(message));
+      return;
+    }
+    const versionHeader = req.headers['mcp-protocol-version'];
+    const envelopeVersion =
+      isRecord(message.params) && isRecord(message.params._meta)
+        ? message.params._meta[PROTOCOL_META_KEY]
+        : undefined;
+    const modern = versionHeader === MODERN_PROTOCOL || envelopeVersion === MODERN_PROTOCOL;
+    const isRequest =
+      message.id !== undefined && message.id !== null && typeof message.method === 'string';
+
+    if (modern) {
+      if (typeof message.method === 'string') {
+        const mismatch = headerMismatch(req, message);
+        if (mismatch) {
+          sendJson(res, 400, {
+            jsonrpc: '2.0',
+            id: isRequest ? message.id : null,
+            error: {
+              code: HEADER_MISMATCH,
+              message: `Bad Request: the request headers and body disagree: ${mismatch}`,
+              data: { mismatch },
+            },
+          });
+          return;
+        }
+      }
+      if (isRequest && message.method === 'subscriptions/listen') {
+        openSubscription(res, message.id as JsonRpcId, token, route);
+        return;
+      }
+      if (!isRequest) {
+        res.writeHead(202).end();
+        return;
+      }
+      await answer(req, res, message, { token, server: route, modern: true });
+      return;
+    }
+
+    // 2025-era: sessions.
+    if (message.method === 'initialize') {
+      const response = (await dispatch(message, { token, server: route, modern: false })) as {
+        result?: { protocolVersion?: string };
+      };
+      const session: Session = {
+        id: randomUUID(),
+        protocolVersion: response.result?.protocolVersion ?? LEGACY_PROTOCOLS[0],
+        token,
+        server: route,
+        streams: new Set(),
+        lastSeen: Date.now(),
+        inflight: new Map(),
+      };
+      sessions.set(session.id, session);
+      sendJson(res, 200, response, { 'mcp-session-id': session.id });
+      return;
+    }
+    const session = sessionFor(req, token, route);
+    session.lastSeen = Date.now();
+    if (!isRequest) {
+      await dispatch(message, { token, server: route, session, modern: false });
+      res.writeHead(202).end();
+      return;
+    }
+    await answer(req, res, message, { token, server: route, session, modern: false });
+  }
+
+  function sessionFor(
+    req: IncomingMessage,
+    token: AuthToken | undefined,
+    route: string | undefined,
+  ): Session {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id !== 'string') {
+      throw new HttpFailure(400, {
+        code: INVALID_REQUEST,
+        message:
+          'Bad Request: Mcp-Session-Id header is required (send initialize first, or use protocol 2026-07-28)',
+      });
+    }
+    const session = sessions.get(id);
+    if (!session || session.server !== route) {
+      throw new HttpFailure(404, { code: -32001, message: 'Session not found' });
+    }
+    if (session.token?.token !== token?.token) {
+      throw new HttpFailure(403, {
+        code: UNAUTHORIZED,
+        message: 'Forbidden: the session belongs to another token',
+      });
+    }
+    return session;
+  }
+
+  /** Answers a request as JSON, upgrading to SSE if notifications arrive before the result. */
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: Record<string, unknown>,
+    context: DispatchContext,
+  ): Promise<void> {
+    const id = message.id as JsonRpcId;
+    const controller = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableEnded) controller.abort();
+    };
+    res.on('close', onClose);
+    context.session?.inflight.set(id, controller);
+    const acceptsStream = String(req.headers.accept ?? '').includes('text/event-stream');
+    let streaming = false;
+    const headers: Record<string, string> = context.session
+      ? { 'mcp-session-id': context.session.id }
+      : {};
+    const notify = (notification: { method: string; params?: Record<string, unknown> }): void => {
+      if (!acceptsStream || res.writableEnded) return;
+      if (!streaming) {
+        streaming = true;
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          connection: 'keep-alive',
+          ...headers,
+        });
+      }
+      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...notification })}\n\n`);
+    };
+    try {
+      const response = await dispatch(message, { ...context, signal: controller.signal, notify });
+      if (streaming) {
+        res.end(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
+      } else {
+        sendJson(res, 200, response, headers);
+      }
+    } finally {
+      context.session?.inflight.delete(id);
+      res.off('close', onClose);
+    }
+  }
+
+  function openSubscription(
+    res: ServerResponse,
+    id: JsonRpcId,
+    token: AuthToken | undefined,
+    route: string | undefined,
+  ): void {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    const listener = { res, token, server: route, subscriptionId: id };
+    listeners.add(listener);
+    res.write(
+      `event: message\ndata: ${JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': id } },
+      })}\n\n`,
+    );
+    const keepAlive = setInterval(() => res.write(': keepalive\n\n'), 15_000);
+    keepAlive.unref();
+    res.on('close', () => {
+      clearInterval(keepAlive);
+      listeners.delete(listener);
+    });
+  }
+
+  function serveGet(req: IncomingMessage, res: ServerResponse, route: string | undefined): void {
+    const token = authenticate(req);
+    const session = sessionFor(req, token, route);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'mcp-session-id': session.id,
+    });
+    res.write(': stream open\n\n');
+    session.streams.add(res);
+    res.on('close', () => session.streams.delete(res));
+  }
+
+  function serveDelete(req: IncomingMessage, res: ServerResponse, route: string | undefined): void {
+    const token = authenticate(req);
+    const session = sessionFor(req, token, route);
+    for (const controller of session.inflight.values()) controller.abort();
+    for (const stream of session.streams) stream.end();
+    sessions.delete(session.id);
+    res.writeHead(200).end();
+  }
+
+  function handleMcp(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: { server?: string } = {},
+  ): void {
+    const server = route.server;
+    void (async () => {
+      if (closed)
+        throw new HttpFailure(503, {
+          code: INTERNAL_ERROR,
+          message: 'The forwarder is shutting down',
+        });
+      checkHost(req);
+      if (server !== undefined) {
+        if (
+          !options.source.servers().some((s) => s.name === server) &&
+          !pipeline.httpUpstream(server)
+        ) {
+          throw new HttpFailure(404, {
+            code: INVALID_REQUEST,
+            message: `No upstream named "${server}"`,
+          });
+        }
+        const http = pipeline.httpUpstream(server);
+        if (http) {
+          await relayPassthrough({ req, res, server, upstream: http, pipeline, authenticate });
+          return;
+        }
+      }
+      if (req.method === 'POST') await servePost(req, res, server);
+      else if (req.method === 'GET') serveGet(req, res, server);
+      else if (req.method === 'DELETE') serveDelete(req, res, server);
+      else
+        throw new HttpFailure(
+          405,
+          { code: INVALID_REQUEST, message: `Method ${req.method} not allowed` },
+          { allow: 'GET, POST, DELETE' },
+        );
+    })().catch((error: unknown) => failHttp(res, error));
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? '/';
+    const path = url.includes('?') ? url.slice(0, url.indexOf('?')) : url;
+    if (path === '/mcp') return handleMcp(req, res);
+    const passthrough = /^\/servers\/([^/]+)\/mcp$/.exec(path);
+    if (passthrough) return handleMcp(req, res, { server: decodeURIComponent(passthrough[1]!) });
+    if (path === '/metrics' && req.method === 'GET') {
+      void (async () => {
+        authenticate(req);
+        const text = await metrics.text();
+        res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
+      })().catch((error: unknown) => failHttp(res, error));
+      return;
+    }
+    sendJson(res, 404, { error: `Not found: ${path}` });
+  }
+
+  const servers = new Set<Server>();
+
+  return {
+    handle,
+    handleMcp,
+    dispatch,
+    pipeline,
+    get metricsContentType() {
+      return metrics.contentType;
+    },
+    metrics: () => metrics.text(),
+    callTool: (name, args, context) => pipeline.call(name, args, context),
+    batch: (calls, context) => runBatch(pipeline, calls, context),
+    async listen({ host = '127.0.0.1', port = 0 } = {}) {
+      const server = createServer({ keepAliveTimeout: 30_000 }, handle);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => resolve());
+      });
+      servers.add(server);
+      const address = server.address() as AddressInfo;
+      const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      return {
+        url: `http://${shown}:${address.port}`,
+        server,
+        close: async () => {
+          servers.delete(server);
+          server.closeAllConnections();
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+        },
+      };
+    },
+    async close() {
+      closed = true;
+      clearInterval(sweep);
+      for (const listener of listeners) listener.res.end();
+      for (const session of sessions.values()) {
+        for (const controller of session.inflight.values()) controller.abort();
+        for (const stream of session.streams) stream.end();
+      }
+      sessions.clear();
+      for (const server of servers) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+      servers.clear();
+      await pipeline.close();
+    },
+  };
+}
+
+export { NATIVE };

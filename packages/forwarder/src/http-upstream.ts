@@ -1,0 +1,452 @@
+import { Pool } from 'undici';
+import { isRecord, JsonRpcFault, type JsonRpcId } from './json-rpc.js';
+
+export const MODERN_PROTOCOL = '2026-07-28';
+export const LEGACY_PROTOCOL = '2025-11-25';
+export const PROTOCOL_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
+export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
+
+const CLIENT_INFO = { name: 'toolwire-forwarder', version: '0.1.0' };
+
+export type UpstreamFailureKind = 'connection' | 'timeout' | 'http' | 'protocol' | 'cancelled';
+
+/** The upstream could not be reached or answered outside the protocol (not a JSON-RPC error). */
+export class UpstreamError extends Error {
+  readonly kind: UpstreamFailureKind;
+  readonly upstream: string;
+  constructor(upstream: string, kind: UpstreamFailureKind, message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'UpstreamError';
+    this.kind = kind;
+    this.upstream = upstream;
+  }
+}
+
+export interface UpstreamMessage {
+  jsonrpc: '2.0';
+  id?: JsonRpcId | null;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export interface UpstreamRequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Extra HTTP headers (e.g. `traceparent`). */
+  headers?: Record<string, string>;
+  /** Notifications (progress, log messages) the upstream sends while answering. */
+  onNotification?: (message: UpstreamMessage) => void;
+}
+
+export interface HttpUpstreamOptions {
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+  /** `auto` (default) tries 2026-07-28 `server/discover` and falls back to `initialize`. */
+  protocol?: 'auto' | 'modern' | 'legacy';
+  /** Keep-alive connections in the pool. Default 64. */
+  connections?: number;
+}
+
+const NAME_PARAM: Record<string, string> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+/**
+ * A lean MCP client for one streamable HTTP upstream: a keep-alive connection pool, JSON-RPC with
+ * its own request ids, both protocol revisions (2026-07-28 stateless with the `_meta` envelope and
+ * `Mcp-Method`/`Mcp-Name` headers; 2025-11-25 with `initialize` and `Mcp-Session-Id`), and JSON
+ * or SSE responses. It is the forwarder's hot path, so it avoids the SDK's per-call machinery.
+ */
+export class HttpUpstream {
+  readonly name: string;
+  protocolVersion: string | undefined;
+  private readonly origin: string;
+  private readonly path: string;
+  private readonly baseHeaders: Record<string, string>;
+  private readonly configuredHeaders: Record<string, string>;
+  private readonly pool: Pool;
+  private readonly mode: 'auto' | 'modern' | 'legacy';
+  private sessionId: string | undefined;
+  private nextId = 1;
+  private connecting: Promise<void> | undefined;
+  serverCapabilities: Record<string, unknown> = {};
+
+  constructor(options: HttpUpstreamOptions) {
+    const url = new URL(options.url);
+    this.name = options.name;
+    this.origin = url.origin;
+    this.path = url.pathname + url.search;
+    this.mode = options.protocol ?? 'auto';
+    this.configuredHeaders = { ...options.headers };
+    this.baseHeaders = {
+      ...options.headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    this.pool = new Pool(this.origin, {
+      connections: options.connections ?? 64,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+    });
+  }
+
+  get modern(): boolean {
+    return this.protocolVersion === MODERN_PROTOCOL;
+  }
+
+  /** Negotiates the protocol revision once; concurrent callers share the attempt. */
+  connect(): Promise<void> {
+    if (this.protocolVersion) return Promise.resolve();
+    this.connecting ??= this.negotiate().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async negotiate(legacyOnly = false): Promise<void> {
+    if (this.mode !== 'legacy' && !legacyOnly) {
+      try {
+        const discovered = await this.exchange(
+          'server/discover',
+          {},
+          { timeoutMs: 10_000 },
+          MODERN_PROTOCOL,
+        );
+        if (
+          isRecord(discovered) &&
+          Array.isArray(discovered.supportedVersions) &&
+          discovered.supportedVersions.includes(MODERN_PROTOCOL)
+        ) {
+          this.serverCapabilities = isRecord(discovered.capabilities)
+            ? discovered.capabilities
+            : {};
+          this.protocolVersion = MODERN_PROTOCOL;
+          return;
+        }
+      } catch (error) {
+        if (this.mode === 'modern') throw error;
+        if (error instanceof UpstreamError && error.kind === 'connection') throw error;
+      }
+    }
+    this.sessionId = undefined;
+    const result = await this.exchange(
+      'initialize',
+      { protocolVersion: LEGACY_PROTOCOL, capabilities: {}, clientInfo: CLIENT_INFO },
+      { timeoutMs: 10_000 },
+      undefined,
+    );
+    if (!isRecord(result) || typeof result.protocolVersion !== 'string') {
+      throw new UpstreamError(
+        this.name,
+        'protocol',
+        `Upstream "${this.name}" answered initialize without a protocolVersion`,
+      );
+    }
+    this.serverCapabilities = isRecord(result.capabilities) ? result.capabilities : {};
+    this.protocolVersion = result.protocolVersion;
+    await this.notify('notifications/initialized', {});
+  }
+
+  /** Sends one request and resolves with its `result`; a JSON-RPC error rejects with `JsonRpcFault`. */
+  async request(
+    method: string,
+    params: Record<string, unknown>,
+    options: UpstreamRequestOptions = {},
+  ): Promise<unknown> {
+    if (!this.protocolVersion) await this.connect();
+    try {
+      return await this.exchange(method, params, options, this.protocolVersion);
+    } catch (error) {
+      // A legacy upstream that restarted forgets our session: initialize again and retry once.
+      if (
+        error instanceof UpstreamError &&
+        error.kind === 'http' &&
+        /\b404\b/.test(error.message) &&
+        this.sessionId
+      ) {
+        this.protocolVersion = undefined;
+        this.sessionId = undefined;
+        // Known to be a 2025-era server: initialize again without probing server/discover.
+        this.connecting ??= this.negotiate(true).finally(() => {
+          this.connecting = undefined;
+        });
+        await this.connecting;
+        return this.exchange(method, params, options, this.protocolVersion);
+      }
+      throw error;
+    }
+  }
+
+  async notify(method: string, params: Record<string, unknown>): Promise<void> {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      method,
+      params: this.envelope(params, this.protocolVersion),
+    });
+    const response = await this.pool.request({
+      path: this.path,
+      method: 'POST',
+      headers: this.headersFor(method, params, this.protocolVersion),
+      body,
+    });
+    await response.body.dump();
+  }
+
+  private envelope(
+    params: Record<string, unknown>,
+    version: string | undefined,
+  ): Record<string, unknown> {
+    if (version !== MODERN_PROTOCOL) return params;
+    const meta = isRecord(params._meta) ? params._meta : {};
+    return {
+      ...params,
+      _meta: {
+        ...meta,
+        [PROTOCOL_META_KEY]: MODERN_PROTOCOL,
+        [CLIENT_CAPABILITIES_META_KEY]: meta[CLIENT_CAPABILITIES_META_KEY] ?? {},
+        [CLIENT_INFO_META_KEY]: meta[CLIENT_INFO_META_KEY] ?? CLIENT_INFO,
+      },
+    };
+  }
+
+  private headersFor(
+    method: string,
+    params: Record<string, unknown>,
+    version: string | undefined,
+    extra?: Record<string, string>,
+  ): Record<string, string> {
+    const headers: Record<string, string> = { ...this.baseHeaders, ...extra };
+    if (version) headers['mcp-protocol-version'] = version;
+    if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
+    if (version === MODERN_PROTOCOL) {
+      if (method) headers['mcp-method'] = method;
+      const nameKey = NAME_PARAM[method];
+      const value = nameKey ? params[nameKey] : undefined;
+      // Names are rewritten to the upstream's own (un-namespaced) name on this hop.
+      if (typeof value === 'string') headers['mcp-name'] = value;
+    }
+    return headers;
+  }
+
+  private async exchange(
+    method: string,
+    params: Record<string, unknown>,
+    options: UpstreamRequestOptions,
+    version: string | undefined,
+  ): Promise<unknown> {
+    const id = this.nextId++;
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: this.envelope(params, version),
+    });
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer =
+      options.timeoutMs !== undefined
+        ? setTimeout(() => {
+            timedOut = true;
+            controller.abort();
+          }, options.timeoutMs)
+        : undefined;
+    const onAbort = (): void => controller.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const cancelUpstream = (reason: string): void => {
+      // Tell the upstream to stop, under the id it knows (ours, not the downstream client's).
+      this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => undefined);
+    };
+    try {
+      let response;
+      try {
+        response = await this.pool.request({
+          path: this.path,
+          method: 'POST',
+          headers: this.headersFor(method, params, version, options.headers),
+          body,
+          signal: controller.signal,
+        });
+      } catch (error) {
+        throw this.failure(error, timedOut, options.signal, options.timeoutMs);
+      }
+      if (method === 'initialize') {
+        const session = response.headers['mcp-session-id'];
+        if (typeof session === 'string') this.sessionId = session;
+      }
+      const contentType = String(response.headers['content-type'] ?? '');
+      try {
+        if (contentType.startsWith('text/event-stream')) {
+          return await this.readStream(response.body, id, options);
+        }
+        const text = await response.body.text();
+        if (response.statusCode >= 400 && !text.startsWith('{')) {
+          throw new UpstreamError(
+            this.name,
+            'http',
+            `Upstream "${this.name}" answered HTTP ${response.statusCode}: ${text.slice(0, 200)}`,
+          );
+        }
+        let message: UpstreamMessage;
+        try {
+          message = JSON.parse(text) as UpstreamMessage;
+        } catch (error) {
+          throw new UpstreamError(
+            this.name,
+            response.statusCode >= 400 ? 'http' : 'protocol',
+            `Upstream "${this.name}" answered HTTP ${response.statusCode} with a body that is not JSON`,
+            error,
+          );
+        }
+        if (response.statusCode === 404 && this.sessionId && !message.result) {
+          throw new UpstreamError(
+            this.name,
+            'http',
+            `Upstream "${this.name}" answered HTTP 404 (session expired)`,
+          );
+        }
+        return this.settle(message);
+      } catch (error) {
+        if (error instanceof UpstreamError || error instanceof JsonRpcFault) throw error;
+        throw this.failure(error, timedOut, options.signal, options.timeoutMs);
+      }
+    } catch (error) {
+      if (
+        error instanceof UpstreamError &&
+        (error.kind === 'timeout' || error.kind === 'cancelled')
+      ) {
+        cancelUpstream(error.kind === 'timeout' ? 'timeout' : 'cancelled by the client');
+      }
+      throw error;
+    } finally {
+      if (timer) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private failure(
+    error: unknown,
+    timedOut: boolean,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+  ): UpstreamError {
+    if (timedOut)
+      return new UpstreamError(
+        this.name,
+        'timeout',
+        `Upstream "${this.name}" did not answer within ${timeoutMs} ms`,
+        error,
+      );
+    if (signal?.aborted)
+      return new UpstreamError(this.name, 'cancelled', 'The call was cancelled', error);
+    const message = error instanceof Error ? error.message : String(error);
+    return new UpstreamError(
+      this.name,
+      'connection',
+      `Upstream "${this.name}" is unreachable: ${message}`,
+      error,
+    );
+  }
+
+  private settle(message: UpstreamMessage): unknown {
+    if (message.error)
+      throw new JsonRpcFault(message.error.code, message.error.message, message.error.data);
+    if (!('result' in message))
+      throw new UpstreamError(
+        this.name,
+        'protocol',
+        `Upstream "${this.name}" sent a response with neither result nor error`,
+      );
+    return message.result;
+  }
+
+  private async readStream(
+    body: AsyncIterable<Buffer>,
+    id: number,
+    options: UpstreamRequestOptions,
+  ): Promise<unknown> {
+    let buffer = '';
+    for await (const chunk of body) {
+      buffer += chunk.toString('utf8');
+      let boundary: number;
+      while ((boundary = buffer.search(/\r?\n\r?\n/)) !== -1) {
+        const event = buffer.slice(0, boundary);
+        buffer = buffer.slice(boundary).replace(/^\r?\n\r?\n/, '');
+        const data = event
+          .split(/\r?\n/)
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).replace(/^ /, ''))
+          .join('\n');
+        if (!data) continue;
+        const message = JSON.parse(data) as UpstreamMessage;
+        if (message.method && message.id !== undefined && message.id !== null) {
+          // A server-to-client request (sampling, elicitation, roots): the aggregated route has no
+          // single client to ask, so it answers for it rather than leaving the upstream waiting.
+          void this.reply(message.id, {
+            code: -32601,
+            message: `${message.method} is not bridged by the aggregated route; connect through /servers/${this.name}/mcp`,
+          });
+          continue;
+        }
+        if (message.method) {
+          options.onNotification?.(message);
+          continue;
+        }
+        if (message.id === id) return this.settle(message);
+      }
+    }
+    throw new UpstreamError(
+      this.name,
+      'connection',
+      `Upstream "${this.name}" closed the stream before answering`,
+    );
+  }
+
+  private async reply(id: JsonRpcId, error: { code: number; message: string }): Promise<void> {
+    const response = await this.pool.request({
+      path: this.path,
+      method: 'POST',
+      headers: this.headersFor('', {}, this.protocolVersion),
+      body: JSON.stringify({ jsonrpc: '2.0', id, error }),
+    });
+    await response.body.dump();
+  }
+
+  /**
+   * Sends a raw HTTP exchange to the upstream endpoint (the passthrough route): the caller's MCP
+   * headers plus the upstream's configured ones, the body unchanged, the response unread.
+   */
+  relay(options: {
+    method: string;
+    headers: Record<string, string>;
+    body?: Buffer | string;
+    signal?: AbortSignal;
+  }) {
+    return this.pool.request({
+      path: this.path,
+      method: options.method as 'GET' | 'POST' | 'DELETE',
+      headers: { ...options.headers, ...this.configuredHeaders },
+      body: options.body,
+      signal: options.signal,
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.sessionId && this.protocolVersion !== MODERN_PROTOCOL) {
+      await this.pool
+        .request({
+          path: this.path,
+          method: 'DELETE',
+          headers: this.headersFor('', {}, this.protocolVersion),
+        })
+        .then((r) => r.body.dump())
+        .catch(() => undefined);
+    }
+    await this.pool.close();
+  }
+}

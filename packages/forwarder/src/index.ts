@@ -1,0 +1,39 @@
+export { createForwarder } from './forwarder.js';
+export type { CreateForwarderOptions, Forwarder, DispatchContext } from './forwarder.js';
+export { serveStdio } from './stdio-server.js';
+export type {
+  ToolSource,
+  SourceTool,
+  SourceServer,
+  CallToolResult,
+  SourceCallOptions,
+} from './tool-source.js';
+export { validateForwarderConfig, ForwarderConfigError } from './forwarder-config.js';
+export type { ForwarderConfig, AuthToken, UpstreamServerConfig } from './forwarder-config.js';
+export type { CallContext } from './call-pipeline.js';
+export type { BatchCall, BatchResult } from './batch.js';
+export { MemoryRateLimiter, RedisRateLimiter } from './rate-limiter.js';
+export type { RateLimiter } from './rate-limiter.js';
+export { CircuitBreaker } from './circuit-breaker.js';
+export type { BreakerState, CircuitBreakerOptions } from './circuit-breaker.js';
+export { ResultCache, canonicalJson } from './result-cache.js';
+export { ArgumentRules } from './argument-rules.js';
+export type { PathArgumentRule, ArgumentViolation } from './argument-rules.js';
+export { createJsonLinesAuditSink, redactArguments } from './audit-log.js';
+export type { AuditEntry, AuditSink } from './audit-log.js';
+export { HttpUpstream, UpstreamError } from './http-upstream.js';
+export type { HttpUpstreamOptions, UpstreamFailureKind } from './http-upstream.js';
+export { JsonRpcFault } from './json-rpc.js';
+export {
+  PARSE_ERROR,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  INVALID_PARAMS,
+  INTERNAL_ERROR,
+  HEADER_MISMATCH,
+  UNAUTHORIZED,
+  POLICY_REFUSED,
+  RATE_LIMITED,
+  UPSTREAM_UNAVAILABLE,
+  UPSTREAM_TIMEOUT,
+} from './json-rpc.js';

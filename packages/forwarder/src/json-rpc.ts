@@ -1,0 +1,58 @@
+/** JSON-RPC 2.0 shapes and the error codes the forwarder answers with. */
+export type JsonRpcId = string | number;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id?: JsonRpcId | null;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcResponse {
+  jsonrpc: '2.0';
+  id: JsonRpcId | null;
+  result?: unknown;
+  error?: JsonRpcError;
+}
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+/** 2026-07-28: `Mcp-Method` / `Mcp-Name` headers disagree with the body. */
+export const HEADER_MISMATCH = -32020;
+/** Implementation-defined server errors (-32000 to -32099). */
+export const UNAUTHORIZED = -32001;
+export const POLICY_REFUSED = -32003;
+export const RATE_LIMITED = -32029;
+export const UPSTREAM_UNAVAILABLE = -32050;
+export const UPSTREAM_TIMEOUT = -32051;
+export const RESOURCE_NOT_FOUND = -32002;
+
+/** A JSON-RPC error raised inside request handling; the dispatcher answers with it. */
+export class JsonRpcFault extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = 'JsonRpcFault';
+    this.code = code;
+    this.data = data;
+  }
+  toError(): JsonRpcError {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,222 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CallPipeline } from './call-pipeline.js';
+import type { AuthToken } from './forwarder-config.js';
+import type { HttpUpstream } from './http-upstream.js';
+import { INVALID_REQUEST, isRecord, JsonRpcFault } from './json-rpc.js';
+
+const FORWARDED_HEADERS = [
+  'content-type',
+  'accept',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+  'traceparent',
+  'tracestate',
+];
+const RETURNED_HEADERS = [
+  'content-type',
+  'mcp-session-id',
+  'cache-control',
+  'www-authenticate',
+  'allow',
+];
+
+export interface RelayOptions {
+  req: IncomingMessage;
+  res: ServerResponse;
+  server: string;
+  upstream: HttpUpstream;
+  pipeline: CallPipeline;
+  authenticate: (req: IncomingMessage) => AuthToken | undefined;
+}
+
+async function readAll(stream: AsyncIterable<Buffer | string>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/**
+ * `/servers/<name>/mcp` for a streamable HTTP upstream: the exchange is relayed as it is (upstream
+ * names, the upstream's session, SSE streams, server-to-client requests such as sampling and
+ * elicitation, resumption), with our policy in front. `tools/call` is admitted by the same policy,
+ * rate limits and argument checks as the aggregated route (patterns match the namespaced name);
+ * `tools/list` answers are filtered to what the caller may call.
+ */
+export async function relayPassthrough(options: RelayOptions): Promise<void> {
+  const { req, res, server, upstream, pipeline } = options;
+  const token = options.authenticate(req);
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  let body: Buffer | undefined;
+  let message: Record<string, unknown> | undefined;
+  let callName: string | undefined;
+  let callArgs: unknown;
+  if (req.method === 'POST') {
+    body = await readAll(req);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    if (Array.isArray(parsed)) {
+      reply(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: INVALID_REQUEST,
+          message:
+            'Invalid Request: JSON-RPC batches are not supported (removed from MCP in 2025-06-18)',
+        },
+      });
+      return;
+    }
+    if (isRecord(parsed)) message = parsed;
+    if (
+      message?.method === 'tools/call' &&
+      isRecord(message.params) &&
+      typeof message.params.name === 'string'
+    ) {
+      callName = `${server}${pipeline.separator}${message.params.name}`;
+      callArgs = message.params.arguments;
+      try {
+        const refused = await pipeline.admit(callName, callArgs, token);
+        if (refused) {
+          reply(res, 200, { jsonrpc: '2.0', id: message.id ?? null, result: refused });
+          return;
+        }
+      } catch (error) {
+        if (!(error instanceof JsonRpcFault)) throw error;
+        reply(res, 200, { jsonrpc: '2.0', id: message.id ?? null, error: error.toError() });
+        return;
+      }
+    }
+  }
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableEnded) controller.abort();
+  });
+  const started = performance.now();
+  let response;
+  try {
+    response = await upstream.relay({
+      method: req.method ?? 'GET',
+      headers,
+      body,
+      signal: controller.signal,
+    });
+  } catch (error) {
+    if (callName) pipeline.record(callName, token, callArgs, started, 'error', String(error));
+    reply(res, 502, {
+      jsonrpc: '2.0',
+      id: message?.id ?? null,
+      error: {
+        code: -32050,
+        message: `Upstream "${server}" is unreachable: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    });
+    return;
+  }
+  const out: Record<string, string> = {};
+  for (const name of RETURNED_HEADERS) {
+    const value = response.headers[name];
+    if (typeof value === 'string') out[name] = value;
+  }
+  if (message?.method === 'tools/list' && response.statusCode === 200) {
+    const raw = (await readAll(response.body)).toString('utf8');
+    const filtered = filterToolList(
+      raw,
+      String(out['content-type'] ?? ''),
+      server,
+      pipeline,
+      token,
+    );
+    res.writeHead(200, { ...out, 'content-length': Buffer.byteLength(filtered) });
+    res.end(filtered);
+    return;
+  }
+  res.writeHead(response.statusCode, out);
+  if (typeof res.flushHeaders === 'function') res.flushHeaders();
+  try {
+    for await (const chunk of response.body) res.write(chunk);
+    res.end();
+    if (callName)
+      pipeline.record(
+        callName,
+        token,
+        callArgs,
+        started,
+        response.statusCode < 400 ? 'ok' : 'error',
+      );
+  } catch (error) {
+    if (callName) pipeline.record(callName, token, callArgs, started, 'error', String(error));
+    res.destroy();
+  }
+}
+
+function filterMessage(
+  message: unknown,
+  server: string,
+  pipeline: CallPipeline,
+  token: AuthToken | undefined,
+): unknown {
+  if (!isRecord(message) || !isRecord(message.result) || !Array.isArray(message.result.tools))
+    return message;
+  const tools = (message.result.tools as unknown[]).filter(
+    (tool) =>
+      isRecord(tool) &&
+      typeof tool.name === 'string' &&
+      !pipeline.policy.check(`${server}${pipeline.separator}${tool.name}`, token),
+  );
+  return { ...message, result: { ...message.result, tools } };
+}
+
+function filterToolList(
+  raw: string,
+  contentType: string,
+  server: string,
+  pipeline: CallPipeline,
+  token: AuthToken | undefined,
+): string {
+  if (!contentType.startsWith('text/event-stream')) {
+    return JSON.stringify(filterMessage(JSON.parse(raw), server, pipeline, token));
+  }
+  return raw
+    .split(/\r?\n\r?\n/)
+    .map((event) => {
+      const lines = event.split(/\r?\n/);
+      const data = lines
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (!data) return event;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        return event;
+      }
+      const kept = lines.filter((l) => !l.startsWith('data:'));
+      return [
+        ...kept,
+        `data: ${JSON.stringify(filterMessage(parsed, server, pipeline, token))}`,
+      ].join('\n');
+    })
+    .join('\n\n');
+}

@@ -1,0 +1,54 @@
+import type { JsonSchema, ToolAnnotations } from '@toolwire/schema';
+
+/** One tool as a registry exposes it (the shape of `@toolwire/mcp`'s `RegistryTool`). */
+export interface SourceTool {
+  /** The exposed (namespaced) name, e.g. `fs__read_file`; natives keep their plain name. */
+  name: string;
+  originalName: string;
+  /** `'native'` or the upstream server's name. */
+  source: string;
+  description?: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+  status?: 'ok' | 'stale' | 'unavailable';
+}
+
+export interface SourceServer {
+  name: string;
+  status: 'ok' | 'stale' | 'down' | 'disabled' | 'connecting';
+  reason?: string;
+  tools: number;
+  transport?: string;
+  protocolVersion?: string;
+}
+
+/** An MCP `CallToolResult`. */
+export interface CallToolResult {
+  content: unknown[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface SourceCallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  meta?: Record<string, unknown>;
+}
+
+/**
+ * What the forwarder needs from a tool registry. `@toolwire/mcp`'s `Registry` satisfies it
+ * structurally; tests and embedders can pass any object of this shape.
+ */
+export interface ToolSource {
+  listTools(): SourceTool[];
+  servers(): SourceServer[];
+  callTool(name: string, args: unknown, options?: SourceCallOptions): Promise<CallToolResult>;
+  resolve(name: string): { source: string; originalName: string } | undefined;
+  /** The SDK `Client` connected to an upstream, used for resources and prompts when it is not HTTP. */
+  getClient?(serverName: string): unknown;
+  onToolsChanged(listener: (event: { server: string }) => void): () => void;
+}
