@@ -24,7 +24,7 @@ import { OpenAIStreamAccumulator, type OpenAIWireChunk } from './openai-stream-a
 export interface OpenAIChatModelConfig extends Omit<OpenAIRequestSettings, 'modelId'> {
   client: OpenAI;
   /** A stream that sends nothing for this long fails with `StreamProtocolError`. */
-  streamIdleTimeoutMs: number;
+  idleTimeoutMs: number;
   capabilities: ModelCapabilities;
 }
 
@@ -128,12 +128,12 @@ export class OpenAIChatModel implements ChatModel {
       timer = setTimeout(() => {
         idle = true;
         controller.abort();
-      }, this.config.streamIdleTimeoutMs);
+      }, this.config.idleTimeoutMs);
     };
     const idleError = () =>
       new StreamProtocolError({
         provider: this.provider,
-        message: `${this.provider}: the stream sent nothing for ${this.config.streamIdleTimeoutMs} ms and was closed (streamIdleTimeoutMs)`,
+        message: `${this.provider}: the stream sent nothing for ${this.config.idleTimeoutMs} ms and was closed (idleTimeoutMs)`,
       });
 
     const accumulator = new OpenAIStreamAccumulator(this.modelId);

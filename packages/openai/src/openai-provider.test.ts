@@ -507,19 +507,19 @@ describe('createOpenAI', () => {
   describe('streams', () => {
     it('fails a stream that goes silent with StreamProtocolError after the idle timeout', async () => {
       fake.push({ stallAfter: 2, turn: { text: 'This stalls after two chunks.' } });
-      const model = openai({ streamIdleTimeoutMs: 150 })('m');
+      const model = openai({ idleTimeoutMs: 150 })('m');
       const failure = await error(() =>
         collectStream(model.stream({ messages: [{ role: 'user', content: 'x' }] })),
       );
       expect(failure).toMatchObject({
         name: 'StreamProtocolError',
-        message: expect.stringContaining('streamIdleTimeoutMs'),
+        message: expect.stringContaining('idleTimeoutMs'),
       });
     });
 
     it('fails a stream whose server never answers with StreamProtocolError after the idle timeout', async () => {
       fake.push({ hang: true });
-      const model = openai()('m', { streamIdleTimeoutMs: 150 });
+      const model = openai()('m', { idleTimeoutMs: 150 });
       expect(
         await error(() =>
           collectStream(model.stream({ messages: [{ role: 'user', content: 'x' }] })),
@@ -616,7 +616,7 @@ describe('createOpenAI', () => {
       });
     });
 
-    it('lets the SDK retry when retries are on (default 2)', async () => {
+    it('lets the SDK retry when retries are turned on', async () => {
       fake.push(
         { error: { status: 500, headers: { 'retry-after-ms': '1' } } },
         { text: 'second time lucky' },
@@ -625,9 +625,21 @@ describe('createOpenAI', () => {
         baseURL: `${fake.url}/v1`,
         apiKey: 'k',
         provider: 'openai',
+        maxRetries: 2,
       })('m').generate({ messages: [{ role: 'user', content: 'x' }] });
       expect(response.text).toBe('second time lucky');
       expect(fake.requests).toHaveLength(2);
+    });
+
+    it('does not retry by default, so the caller sees the typed error at once', async () => {
+      fake.push({ error: { status: 500 } });
+      const failure = await error(() =>
+        createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: 'k', provider: 'openai' })('m').generate({
+          messages: [{ role: 'user', content: 'x' }],
+        }),
+      );
+      expect(failure).toMatchObject({ name: 'ServerError', retryable: true });
+      expect(fake.requests).toHaveLength(1);
     });
   });
 });

@@ -29,12 +29,16 @@ export interface OpenAIProviderSettings {
   compatibility?: 'strict' | 'compatible';
   /** Ask for usage at the end of streams (`stream_options.include_usage`); default true. Turn off only for servers that reject it. */
   streamUsage?: boolean;
-  /** Retries the SDK makes on 408/409/429/5xx and connection errors (default 2; 0 to handle retries yourself). */
+  /**
+   * Retries the SDK makes on 408/409/429/5xx and connection errors. Default 0: failures come back
+   * as typed errors with `retryable` and `retryAfterMs`, so the caller's loop decides and retries
+   * do not multiply (the same default as the other Toolwire adapters).
+   */
   maxRetries?: number;
   /** Time limit for a whole non-streamed request, ms (SDK default: 10 minutes). */
   timeoutMs?: number;
   /** A stream that sends nothing for this long fails with `StreamProtocolError` (default 60 000 ms). */
-  streamIdleTimeoutMs?: number;
+  idleTimeoutMs?: number;
   /** The schema dialect for tools: `openai` (default) or `xai` (default for xAI). */
   schemaDialect?: 'openai' | 'xai';
 }
@@ -55,8 +59,8 @@ export interface OpenAIChatSettings {
    * Both add an `image-as-text` warning.
    */
   imageToolResults?: 'user-message' | 'text';
-  /** Overrides the provider's `streamIdleTimeoutMs` for this model. */
-  streamIdleTimeoutMs?: number;
+  /** Overrides the provider's `idleTimeoutMs` for this model. */
+  idleTimeoutMs?: number;
 }
 
 /** Creates models: `provider(modelId, settings?)`. */
@@ -117,15 +121,14 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
     );
   }
   const streamUsage = settings.streamUsage ?? true;
-  const streamIdleTimeoutMs =
-    positive(settings.streamIdleTimeoutMs, 'streamIdleTimeoutMs') ?? 60_000;
+  const idleTimeoutMs = positive(settings.idleTimeoutMs, 'idleTimeoutMs') ?? 60_000;
   const client = new OpenAI({
     // Local compatible servers usually need no key; the SDK insists on one, so send a harmless value.
     apiKey: apiKey || 'no-key',
     baseURL,
     organization: settings.organization ?? null,
     project: settings.project ?? null,
-    maxRetries: positive(settings.maxRetries, 'maxRetries') ?? 2,
+    maxRetries: positive(settings.maxRetries, 'maxRetries') ?? 0,
     ...(settings.timeoutMs !== undefined
       ? { timeout: positive(settings.timeoutMs, 'timeoutMs') }
       : {}),
@@ -152,8 +155,7 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
       maxTokensField: compatibility === 'strict' ? 'max_completion_tokens' : 'max_tokens',
       streamUsage,
       imageToolResults,
-      streamIdleTimeoutMs:
-        positive(chat.streamIdleTimeoutMs, 'streamIdleTimeoutMs') ?? streamIdleTimeoutMs,
+      idleTimeoutMs: positive(chat.idleTimeoutMs, 'idleTimeoutMs') ?? idleTimeoutMs,
       capabilities: capabilitiesFor(kind, streamUsage),
     });
   };
