@@ -428,4 +428,51 @@ describe('createRegistry', () => {
     });
     expect(results[2]?.isError).toBe(true);
   });
+
+  it('resolves collisions by priority without failing and routes both tools', async () => {
+    const registry = registryWith({
+      config: {
+        namespace: { strategy: 'flat', aliases: { 'b/add': 'sum_numbers' } },
+        mcpServers: {
+          a: fixtureStdioConfig({ tools: ['echo', 'add'] }),
+          b: {
+            ...fixtureStdioConfig({
+              tools: ['echo', 'add'],
+              extraTools: [
+                {
+                  name: 'hash',
+                  description: 'A server tool that collides with a native one.',
+                  inputSchema: { type: 'object' },
+                },
+              ],
+            }),
+            priority: 10,
+          },
+        },
+      },
+    });
+    await registry.start();
+    const names = registry.listTools().map((t) => `${t.name}<-${t.source}/${t.originalName}`);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'hash<-native/hash',
+        'b__hash<-b/hash',
+        'echo<-b/echo',
+        'a__echo<-a/echo',
+        'add<-a/add',
+        'sum_numbers<-b/add',
+      ]),
+    );
+    expect(
+      registry
+        .warnings()
+        .some((w) => w.includes('collision on "echo"') && w.includes('server "b" keeps it')),
+    ).toBe(true);
+    expect(await registry.callTool('a__echo', { text: 'from a' })).toMatchObject({
+      content: [{ text: 'echo: from a' }],
+    });
+    expect(await registry.callTool('sum_numbers', { a: 1, b: 1 })).toMatchObject({
+      structuredContent: { sum: 2 },
+    });
+  });
 });
