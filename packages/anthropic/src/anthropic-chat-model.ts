@@ -138,11 +138,13 @@ export class AnthropicChatModel implements ChatModel {
             { ...prepared.body, stream: true } as unknown as Anthropic.MessageCreateParamsStreaming,
             requestOptions(request, controller.signal),
           ),
-        idleMs,
-        request.signal,
-        () => {
-          controller.abort();
-          return stall();
+        {
+          ms: idleMs,
+          signal: request.signal,
+          onTimeout: () => {
+            controller.abort();
+            return stall();
+          },
         },
       );
       receiving = true;

@@ -18,12 +18,16 @@ export async function* guardStream<T>(
   let finished = false;
   try {
     while (true) {
-      const result = await guard(iterator.next(), options.idleMs, options.signal, () => {
-        options.onStop();
-        return new StreamProtocolError({
-          provider: options.provider,
-          message: `the ${options.provider} stream sent nothing for ${options.idleMs} ms and was closed (stalled connection)`,
-        });
+      const result = await guard(iterator.next(), {
+        ms: options.idleMs,
+        signal: options.signal,
+        onTimeout: () => {
+          options.onStop();
+          return new StreamProtocolError({
+            provider: options.provider,
+            message: `the ${options.provider} stream sent nothing for ${options.idleMs} ms and was closed (stalled connection)`,
+          });
+        },
       });
       if (result.done) {
         finished = true;
@@ -38,19 +42,20 @@ export async function* guardStream<T>(
 }
 
 /**
- * Resolves like `promise`, or rejects with `onTimeout()`'s error after `ms`, or with a
- * `CancelledError` when `signal` aborts first.
+ * Resolves like `promise`, or rejects with `onTimeout()`'s error after `ms` (when both are given),
+ * or with a `CancelledError` as soon as `signal` aborts.
  */
 export function guard<T>(
   promise: Promise<T>,
-  ms: number,
-  signal: AbortSignal | undefined,
-  onTimeout: () => Error,
+  options: { ms?: number; signal?: AbortSignal | undefined; onTimeout?: () => Error },
 ): Promise<T> {
+  const { ms, signal, onTimeout } = options;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
   const stops = new Promise<never>((_, reject) => {
-    if (Number.isFinite(ms) && ms > 0) timer = setTimeout(() => reject(onTimeout()), ms);
+    if (ms !== undefined && onTimeout && Number.isFinite(ms) && ms > 0) {
+      timer = setTimeout(() => reject(onTimeout()), ms);
+    }
     if (signal) {
       onAbort = () =>
         reject(new CancelledError({ message: 'The request was aborted', cause: signal.reason }));

@@ -1,0 +1,8 @@
+import { runChatModelContract } from '@toolwire/testing/providers';
+import { createOllama } from './ollama-provider.js';
+
+runChatModelContract({
+  name: '@toolwire/ollama',
+  provider: 'ollama',
+  createModel: (baseUrl) => createOllama({ host: baseUrl })('llama3.2'),
+});

@@ -1,0 +1,129 @@
+import {
+  parseToolArguments,
+  repairTranscript,
+  toolCallArgumentsObject,
+  toolResultText,
+  userMessageText,
+  validateTranscript,
+  type ChatWarning,
+  type ImagePart,
+  type Message,
+  type ToolResult,
+} from '@toolwire/schema';
+import type { OllamaMessageParam } from './ollama-wire.js';
+
+const FAILURE_PREFIX = 'Tool execution failed';
+
+/**
+ * Converts a provider-neutral transcript to Ollama's: the assistant turn is resent with
+ * `tool_calls` (arguments as objects), then one `{role:'tool', content, tool_name}` per result in
+ * call order. Ollama has no error flag, so a failed result's text says it failed. Ollama does not
+ * take images in tool messages: each image is replaced by a placeholder naming it, and the images
+ * follow in one user message (`images`) right after the turn's results, with an `image-as-text`
+ * warning. A transcript with missing or misplaced results is repaired first, and each fix reported.
+ */
+export function convertToOllamaMessages(input: readonly Message[]): {
+  messages: OllamaMessageParam[];
+  warnings: ChatWarning[];
+} {
+  const warnings: ChatWarning[] = [];
+  let messages = input;
+  if (validateTranscript(input).length > 0) {
+    const repair = repairTranscript(input);
+    messages = repair.messages;
+    for (const fix of repair.fixes) warnings.push({ type: 'transcript-repaired', message: fix });
+  }
+
+  const out: OllamaMessageParam[] = [];
+  let lastCallOrder: string[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+        out.push({ role: 'system', content: message.content });
+        break;
+      case 'user': {
+        const images =
+          typeof message.content === 'string'
+            ? []
+            : message.content.filter((part): part is ImagePart => part.type === 'image');
+        out.push({
+          role: 'user',
+          content: userMessageText(message),
+          ...(images.length > 0 ? { images: images.map((image) => image.data) } : {}),
+        });
+        break;
+      }
+      case 'assistant': {
+        lastCallOrder = (message.toolCalls ?? []).map((call) => call.id);
+        const calls = (message.toolCalls ?? []).map((call) => ({
+          function: { name: call.name, arguments: replayArguments(call.name, call.arguments) },
+        }));
+        const thinking = (message.reasoning ?? []).map((part) => part.text).join('');
+        out.push({
+          role: 'assistant',
+          content: message.content,
+          ...(thinking !== '' ? { thinking } : {}),
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+        });
+        break;
+      }
+      case 'tool': {
+        const order = new Map(lastCallOrder.map((id, position) => [id, position]));
+        const results = [...message.results].sort(
+          (a, b) =>
+            (order.get(a.toolCallId) ?? Number.MAX_SAFE_INTEGER) -
+            (order.get(b.toolCallId) ?? Number.MAX_SAFE_INTEGER),
+        );
+        const moved: Array<{ result: ToolResult; image: ImagePart; number: number }> = [];
+        for (const result of results) {
+          out.push({
+            role: 'tool',
+            content: toolMessageContent(result, moved),
+            tool_name: result.toolName,
+          });
+        }
+        if (moved.length > 0) {
+          warnings.push({
+            type: 'image-as-text',
+            message: `Ollama does not accept images in tool messages: ${moved.length} image(s) were replaced by placeholders and sent in a user message after the results`,
+          });
+          out.push({
+            role: 'user',
+            content: `Images returned by the tool calls above, in order: ${moved
+              .map(
+                ({ result, image, number }) =>
+                  `image ${number} (${image.mediaType}) from ${result.toolName} (call ${result.toolCallId})`,
+              )
+              .join('; ')}.`,
+            images: moved.map(({ image }) => image.data),
+          });
+        }
+        break;
+      }
+    }
+  }
+  return { messages: out, warnings };
+}
+
+function toolMessageContent(
+  result: ToolResult,
+  moved: Array<{ result: ToolResult; image: ImagePart; number: number }>,
+): string {
+  const pieces = result.content.map((part) => {
+    if (part.type !== 'image') return toolResultText({ ...result, content: [part] });
+    const number = moved.length + 1;
+    moved.push({ result, image: part, number });
+    return `[image ${number}: ${part.mediaType}, attached to the next user message]`;
+  });
+  const text = pieces.join('\n');
+  return result.isError && !text.startsWith(FAILURE_PREFIX) ? `${FAILURE_PREFIX}: ${text}` : text;
+}
+
+/** Ollama wants arguments as an object; JSON text from another provider is parsed (and repaired). */
+function replayArguments(toolName: string, raw: unknown): Record<string, unknown> {
+  const direct = toolCallArgumentsObject({ id: '', name: toolName, arguments: raw });
+  if (direct) return direct;
+  const repaired = parseToolArguments({ type: 'object' }, raw, { toolName });
+  // Unparseable text: the call's result already told the model its arguments were invalid.
+  return repaired.success ? repaired.value : {};
+}
