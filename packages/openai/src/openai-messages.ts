@@ -152,6 +152,10 @@ export function convertMessagesToOpenAI(
         if (moved.length > 0) out.push({ role: 'user', content: moved });
         return;
       }
+      default:
+        throw new TypeError(
+          `messages[${index}].role must be "system", "user", "assistant" or "tool" (got ${JSON.stringify((message as { role?: unknown }).role)})`,
+        );
     }
   });
   return out;

@@ -702,3 +702,89 @@ describe('createXai', () => {
     expect(response.responseId).toBe('61c0468b-2a98-413e-f654-dbffcdbb62c1');
   });
 });
+
+describe('OpenAIChatModel', () => {
+  const refusalAnswer = JSON.stringify({
+    id: 'chatcmpl-r',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-5-mini',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, refusal: "I can't help with that." },
+        finish_reason: 'stop',
+      },
+    ],
+  });
+
+  it('returns a refusal as the answer text, and fails structured output with a refusal error', async () => {
+    fake.push(
+      { raw: { contentType: 'application/json', body: refusalAnswer } },
+      { raw: { contentType: 'application/json', body: refusalAnswer } },
+    );
+    const model = openai()('gpt-5-mini');
+    const plain = await model.generate({ messages: [{ role: 'user', content: 'x' }] });
+    expect(plain.text).toBe("I can't help with that.");
+    expect(plain.providerMetadata).toEqual({ openai: { refusal: "I can't help with that." } });
+    const structured = await error(() =>
+      model.generate({
+        messages: [{ role: 'user', content: 'x' }],
+        responseFormat: { type: 'json', schema: { type: 'object', properties: {} } },
+      }),
+    );
+    expect(structured).toMatchObject({
+      name: 'ProviderError',
+      code: 'refusal',
+      message: expect.stringContaining("I can't help with that."),
+    });
+  });
+
+  it('reports a tool call that came without a function name instead of dropping it silently', async () => {
+    const body = JSON.stringify({
+      id: 'x',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_x', type: 'function', function: { arguments: '{"a":1}' } }],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+    });
+    fake.push({ raw: { contentType: 'application/json', body } });
+    const response = await openai()('m').generate({ messages: [{ role: 'user', content: 'x' }] });
+    expect(response.toolCalls).toEqual([]);
+    expect(response.warnings).toContainEqual(
+      expect.objectContaining({ type: 'other', message: expect.stringContaining('call_x') }),
+    );
+  });
+
+  it('rejects a message with an unknown role, naming its index', async () => {
+    await expect(
+      openai()('m').generate({
+        messages: [{ role: 'user', content: 'x' }, { role: 'bot', content: 'y' } as never],
+      }),
+    ).rejects.toThrow(/messages\[1\]\.role/);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('builds the request body without sending it', () => {
+    const built = openai()('gpt-5-mini').buildRequest(
+      { messages: [{ role: 'user', content: 'x' }] },
+      { stream: true },
+    );
+    expect(built.body).toEqual({
+      model: 'gpt-5-mini',
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+  });
+});

@@ -1,4 +1,5 @@
 import {
+  ProviderError,
   generateToolCallId,
   parseToolArguments,
   type ChatRequest,
@@ -79,6 +80,16 @@ export interface OpenAIResponseParts {
   usage: Usage;
   modelId: string;
   responseId: string | undefined;
+  /** Calls the provider sent without a function name (unusable, reported as warnings). */
+  droppedCalls: Array<{ id: string; arguments: unknown }>;
+}
+
+function droppedCallWarning(call: { id: string; arguments: unknown }): ChatWarning {
+  const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+  return {
+    type: 'other',
+    message: `the provider sent a tool call (${call.id}) without a function name; it was dropped (arguments: ${args.slice(0, 200)})`,
+  };
 }
 
 export interface ResponseContext {
@@ -94,6 +105,14 @@ export function assembleResponse(
   parts: OpenAIResponseParts,
   context: ResponseContext,
 ): ChatResponse {
+  const format = context.request.responseFormat;
+  if (format && parts.refusal !== '') {
+    throw new ProviderError('refusal', {
+      provider: context.provider,
+      message: `${context.provider}: the model refused to answer in the requested format: ${parts.refusal}`,
+      providerData: { refusal: parts.refusal },
+    });
+  }
   const strict = new Set(context.strictToolNames);
   const toolCalls = parts.toolCalls.map((call) =>
     strict.has(call.name)
@@ -107,11 +126,15 @@ export function assembleResponse(
       : call,
   );
   const response: ChatResponse = {
-    text: parts.text,
+    // A refusal is the model's answer; it is also kept in providerMetadata.
+    text: parts.text === '' ? parts.refusal : parts.text,
     toolCalls,
     finishReason: normalizeOpenAIFinishReason(parts.rawFinishReason, toolCalls.length > 0),
     usage: parts.usage,
-    warnings: context.warnings,
+    warnings:
+      parts.droppedCalls.length > 0
+        ? [...context.warnings, ...parts.droppedCalls.map(droppedCallWarning)]
+        : context.warnings,
     modelId: parts.modelId,
   };
   if (parts.rawFinishReason !== undefined) response.rawFinishReason = parts.rawFinishReason;
@@ -128,8 +151,7 @@ export function assembleResponse(
   if (Object.keys(metadata).length > 0)
     response.providerMetadata = { [context.provider]: metadata };
 
-  const format = context.request.responseFormat;
-  if (format && parts.refusal === '') {
+  if (format) {
     const parsed = parseToolArguments(format.schema, parts.text, {
       toolName: format.name ?? 'response',
       outputTruncated: parts.rawFinishReason === 'length',
@@ -179,6 +201,12 @@ export function readOpenAICompletion(
   const choice = completion.choices?.[0];
   const message = choice?.message;
   const seen = new Set<string>();
+  const droppedCalls = (message?.tool_calls ?? [])
+    .filter((call) => !call.function?.name)
+    .map((call) => ({
+      id: typeof call.id === 'string' && call.id !== '' ? call.id : '(no id)',
+      arguments: call.function?.arguments ?? '',
+    }));
   const toolCalls: ToolCall[] = (message?.tool_calls ?? [])
     .filter((call) => call.function?.name)
     .map((call) => {
@@ -204,5 +232,6 @@ export function readOpenAICompletion(
     usage: normalizeOpenAIUsage(completion.usage),
     modelId: completion.model ?? fallbackModelId,
     responseId: completion.id,
+    droppedCalls,
   };
 }

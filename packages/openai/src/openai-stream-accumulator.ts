@@ -183,6 +183,9 @@ export class OpenAIStreamAccumulator {
       usage: this.usage ?? emptyUsage(),
       modelId: this.modelId,
       responseId: this.responseId,
+      droppedCalls: this.calls
+        .filter((call) => call.name === '')
+        .map((call) => ({ id: call.id, arguments: call.argumentsObject ?? call.argumentsText })),
     };
   }
 }
