@@ -1,5 +1,5 @@
 import ts from 'typescript';
-import tsBlankSpace from 'ts-blank-space';
+import { blankSourceFile } from 'ts-blank-space';
 
 /** The model's code as a function body, ready to type-check and to strip. */
 export interface NormalizedScript {
@@ -64,13 +64,21 @@ export interface StripResult {
 export function stripTypes(body: string): StripResult {
   const wrapped = `${scriptWrapperStart}${body}${scriptWrapperEnd}`;
   const unsupported: StripResult['unsupported'] = [];
-  const stripped = tsBlankSpace(wrapped, (node) => {
-    const file = node.getSourceFile();
-    const position = file.getLineAndCharacterOfPosition(node.getStart(file));
+  const file = ts.createSourceFile(
+    'script.ts',
+    wrapped,
+    ts.ScriptTarget.Latest,
+    false,
+    ts.ScriptKind.TS,
+  );
+  const stripped = blankSourceFile(file, (node) => {
+    const start = node.getStart(file);
+    const position = file.getLineAndCharacterOfPosition(start);
     unsupported.push({
+      // Line 0 is the wrapper's first line, so the 0-based line is the script's 1-based line.
       line: position.line,
       column: position.character + 1,
-      text: node.getText(file).split('\n')[0]!.slice(0, 80),
+      text: wrapped.slice(start, node.getEnd()).split('\n')[0]!.slice(0, 80),
     });
   });
   const code = stripped.slice(scriptWrapperStart.length, stripped.length - scriptWrapperEnd.length);

@@ -1,0 +1,127 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createQuickJSExecutor } from '@toolwire/executor';
+import { createRegistry, type Registry } from '@toolwire/mcp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCodeMode, type CodeMode } from './code-mode.js';
+
+// End to end against the real npm MCP servers over stdio, through @toolwire/mcp's registry.
+const require = createRequire(import.meta.url);
+const serverBin = (name: string) => require.resolve(`@modelcontextprotocol/${name}/dist/index.js`);
+
+const dir = mkdtempSync(path.join(tmpdir(), 'toolwire-codemode-'));
+const executor = createQuickJSExecutor({ poolSize: 1 });
+let registry: Registry;
+let codeMode: CodeMode;
+
+beforeAll(async () => {
+  registry = createRegistry({
+    config: {
+      mcpServers: {
+        memory: {
+          command: process.execPath,
+          args: [serverBin('server-memory')],
+          env: { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') },
+        },
+        fs: { command: process.execPath, args: [serverBin('server-filesystem'), dir] },
+      },
+      nativeTools: [],
+    },
+  });
+  await registry.start();
+  codeMode = createCodeMode({ source: registry, executor, excludedTools: ['fs__read_media_file'] });
+});
+
+afterAll(async () => {
+  await codeMode?.close();
+  await registry?.close();
+  await executor.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function serverProcesses() {
+  return registry
+    .servers()
+    .map((server) => ({
+      name: server.name,
+      status: server.status,
+      pid: server.pid,
+      restarts: server.restarts,
+    }));
+}
+
+describe('createCodeMode with an MCP registry', () => {
+  it("declares the real servers' tools with their output types", () => {
+    const text = codeMode.declarations.text;
+    expect(text).toContain(
+      'declare function memory__read_graph(input?: {}): Promise<{ entities: Entity[]; relations: Relation[] }>;',
+    );
+    expect(text).toContain(
+      'declare function fs__write_file(input: { path: string; content: string }): Promise<{ content: string }>;',
+    );
+    expect(text).not.toContain('fs__read_media_file');
+    expect(codeMode.tools.map((t) => t.name)).toEqual(['execute_code', 'fs__read_media_file']);
+  });
+
+  it('makes many dependent calls to two servers in one script over one connection each', async () => {
+    const before = serverProcesses();
+    expect(before.every((server) => server.status === 'ok' && typeof server.pid === 'number')).toBe(
+      true,
+    );
+    const file = path.join(dir, 'notes.txt');
+    const result = await codeMode.run(`
+const people = ['Ada', 'Grace', 'Edsger'];
+await memory__create_entities({ entities: people.map((name) => ({ name, entityType: 'person', observations: [] })) });
+for (let i = 0; i < 10; i++) {
+  await memory__add_observations({ observations: [{ entityName: people[i % 3], contents: ['fact ' + i] }] });
+}
+await memory__create_relations({ relations: [{ from: 'Ada', to: 'Grace', relationType: 'inspired' }] });
+const graph = await memory__read_graph();
+const lines = graph.entities.map((e) => e.name + ': ' + e.observations.length).join('\\n');
+await fs__write_file({ path: ${JSON.stringify(file)}, content: lines });
+const back = await fs__read_text_file({ path: ${JSON.stringify(file)} });
+const found = await memory__search_nodes({ query: 'Ada' });
+return { written: back.content, relations: graph.relations.length, found: found.entities.map((e) => e.name) };`);
+    expect(result.error).toBeUndefined();
+    expect(result.value).toEqual({
+      written: 'Ada: 4\nGrace: 3\nEdsger: 3',
+      relations: 1,
+      found: ['Ada'],
+    });
+    expect(result.toolCalls).toHaveLength(16);
+    expect(result.toolCalls.every((call) => call.outcome === 'ok')).toBe(true);
+    expect(readFileSync(file, 'utf8')).toBe('Ada: 4\nGrace: 3\nEdsger: 3');
+
+    // A second run reuses the same server processes: nothing was spawned again.
+    const second = await codeMode.run(
+      `return (await memory__open_nodes({ names: ['Grace'] })).entities[0].observations;`,
+    );
+    expect(second.value).toEqual(['fact 1', 'fact 4', 'fact 7']);
+    expect(serverProcesses()).toEqual(before);
+    expect(before.every((server) => server.restarts === 0)).toBe(true);
+  });
+
+  it('throws an MCP error result into the script, where it can be caught', async () => {
+    const result = await codeMode.run(`
+try {
+  await fs__read_text_file({ path: '/definitely/not/allowed.txt' });
+  return 'read';
+} catch (error) {
+  return (error as Error).message;
+}`);
+    expect(result.ok).toBe(true);
+    expect(result.value).toMatch(/denied|outside allowed directories/i);
+  });
+
+  it('rejects bad arguments before they reach the server', async () => {
+    const result = await codeMode.run(`return await memory__search_nodes({ query: 42 } as any);`);
+    expect(result.error).toMatchObject({ kind: 'tool-failed', tool: 'memory__search_nodes' });
+    expect(result.error!.message).toContain('/query');
+    expect(result.toolCalls[0]).toMatchObject({
+      outcome: 'error',
+      error: { category: 'invalidArguments' },
+    });
+  });
+});

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { generateDeclarations } from './declarations.js';
+import { normalizeScript } from './script.js';
+import { CodeTypeChecker, formatDiagnostics } from './type-checker.js';
+
+const declarations = generateDeclarations([
+  {
+    name: 'get_city',
+    description: 'Current city',
+    inputSchema: { type: 'object', properties: {} },
+    outputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+  {
+    name: 'get-weather',
+    description: 'Weather for a city',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        city: { type: 'string' },
+        unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+      },
+      required: ['city', 'unit'],
+    },
+    outputSchema: {
+      type: 'object',
+      properties: { temperature: { type: 'number' } },
+      required: ['temperature'],
+    },
+  },
+  {
+    name: 'untyped',
+    description: 'No output schema',
+    inputSchema: { type: 'object', properties: {} },
+  },
+]);
+
+const checker = new CodeTypeChecker();
+const check = (code: string) =>
+  checker.check(normalizeScript(code).body, declarations.text, declarations.checkPrelude);
+
+describe('CodeTypeChecker', () => {
+  it('accepts correct code: top-level await, return, helpers, console and the tools object', () => {
+    expect(
+      check(`const { city } = await get_city();
+const results = await Promise.all(['celsius', 'fahrenheit'].map((unit) => get_weather({ city, unit: unit as 'celsius' })));
+const total = results.reduce((sum, r) => sum + r.temperature, 0);
+console.log(city, total);
+const again = await tools.get_weather({ city, unit: 'celsius' });
+return { city, total, again: again.temperature };`),
+    ).toEqual([]);
+  });
+
+  it('reports a wrong enum value at its line and column', () => {
+    const diagnostics = check(
+      `const { city } = await get_city();\nconst w = await get_weather({ city, unit: 'kelvin' });`,
+    );
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatchObject({ line: 2, column: 37, code: 2322 });
+    expect(diagnostics[0]!.message).toContain(`'"kelvin"' is not assignable`);
+  });
+
+  it('reports excess and missing properties, unknown members, unknown functions and arity', () => {
+    const codes = check(`await get_weather({ city: 'x', unit: 'celsius', ident: 1 });
+await get_weather({ city: 'x' });
+const w = await get_weather({ city: 'x', unit: 'celsius' });
+w.temp;
+await get_wether({});
+await get_city({}, 2);`).map((d) => [d.line, d.code]);
+    expect(codes).toEqual([
+      [1, 2353],
+      [2, 2345],
+      [4, 2339],
+      [5, 2552],
+      [6, 2554],
+    ]);
+  });
+
+  it('lets the model use the unknown result of a tool without an output schema', () => {
+    expect(check(`const x = await untyped();\nreturn x.anything.goes;`)).toEqual([]);
+  });
+
+  it('reports syntax errors', () => {
+    const diagnostics = check(`const x = ;`);
+    expect(diagnostics[0]).toMatchObject({ line: 1, code: 1109 });
+  });
+
+  it('checks the async-arrow and fenced forms at the lines the model wrote', () => {
+    const diagnostics = check(
+      '```ts\nasync () => {\n  const c = await get_city();\n  return c.town;\n}\n```',
+    );
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatchObject({ line: 4, code: 2339 });
+  });
+
+  it('reuses its program between checks and stays correct when the declarations change', () => {
+    const other = generateDeclarations([
+      { name: 'only', description: 'Only tool', inputSchema: { type: 'object', properties: {} } },
+    ]);
+    expect(checker.check('await only();', other.text, other.checkPrelude)).toEqual([]);
+    expect(
+      checker.check('await get_city();', other.text, other.checkPrelude).map((d) => d.code),
+    ).toEqual([2304]);
+    expect(check('await get_city();')).toEqual([]);
+  });
+
+  it('formats diagnostics for the model', () => {
+    expect(formatDiagnostics([{ line: 2, column: 5, code: 2322, message: 'Bad.' }])).toBe(
+      'line 2, column 5: Bad. (TS2322)',
+    );
+  });
+});
