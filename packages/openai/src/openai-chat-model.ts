@@ -154,8 +154,10 @@ export class OpenAIChatModel implements ChatModel {
       }
       try {
         for await (const chunk of stream) {
-          armIdleTimer();
+          // The clock stops while the consumer holds a part: a slow consumer is not a silent server.
+          clearTimeout(timer);
           for (const part of accumulator.push(chunk)) yield part;
+          armIdleTimer();
         }
       } catch (error) {
         if (idle && !request.signal?.aborted) throw idleError();

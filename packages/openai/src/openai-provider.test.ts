@@ -788,3 +788,44 @@ describe('OpenAIChatModel', () => {
     });
   });
 });
+
+describe('OpenAIChatModel stream idle timeout', () => {
+  it('does not count the time a slow consumer holds a part', async () => {
+    fake.push({ text: 'one two three', chunking: { textChunkSize: 4 } });
+    const model = openai({ idleTimeoutMs: 100 })('m');
+    const deltas: string[] = [];
+    for await (const part of model.stream({ messages: [{ role: 'user', content: 'x' }] })) {
+      if (part.type === 'text-delta') {
+        deltas.push(part.delta);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+    }
+    expect(deltas.join('')).toBe('one two three');
+  });
+
+  it('reads answers whose content is an array of parts', async () => {
+    const body = JSON.stringify({
+      id: 'x',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'Hello ' },
+              { type: 'text', text: 'there' },
+            ],
+          },
+          finish_reason: 'stop',
+        },
+      ],
+    });
+    fake.push({ raw: { contentType: 'application/json', body } });
+    expect(
+      (await openai()('m').generate({ messages: [{ role: 'user', content: 'x' }] })).text,
+    ).toBe('Hello there');
+  });
+});

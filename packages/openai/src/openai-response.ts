@@ -179,7 +179,7 @@ export interface OpenAIWireCompletion {
   choices?: Array<{
     finish_reason?: string | null;
     message?: {
-      content?: string | null;
+      content?: string | Array<{ type?: string; text?: string }> | null;
       refusal?: string | null;
       reasoning_content?: string | null;
       reasoning?: string | null;
@@ -191,6 +191,16 @@ export interface OpenAIWireCompletion {
     };
   }>;
   usage?: OpenAIWireUsage | null;
+}
+
+// Some compatible servers answer with an array of content parts instead of a string.
+function contentText(
+  content: string | Array<{ type?: string; text?: string }> | null | undefined,
+): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content))
+    return content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('');
+  return '';
 }
 
 /** Reads a non-streamed completion into response parts. */
@@ -224,7 +234,7 @@ export function readOpenAICompletion(
       };
     });
   return {
-    text: message?.content ?? '',
+    text: contentText(message?.content),
     reasoning: message?.reasoning_content ?? message?.reasoning ?? '',
     refusal: message?.refusal ?? '',
     toolCalls,
