@@ -58,6 +58,13 @@ afterAll(async () => {
 });
 beforeEach(() => fake.reset());
 
+async function arrived(count: number): Promise<void> {
+  for (let i = 0; i < 400 && fake.requests.length < count; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  expect(fake.requests.length).toBeGreaterThanOrEqual(count);
+}
+
 function model(settings?: AnthropicModelSettings) {
   return createAnthropic({ apiKey: 'sk-test', baseURL: fake.url })('claude-test-model', settings);
 }
@@ -454,6 +461,41 @@ describe('AnthropicChatModel thinking', () => {
   });
 });
 
+describe('AnthropicChatModel thinking with structured output', () => {
+  it('offers the response tool unforced while thinking is on, and accepts the JSON as text', async () => {
+    fake.push({ reasoning: 'Paris, 15.', text: '{"city":"Paris","celsius":15}' });
+    const response = await model({ thinking: { type: 'adaptive' } }).generate({
+      messages: ask,
+      responseFormat: {
+        type: 'json',
+        schema: {
+          type: 'object',
+          properties: { city: { type: 'string' }, celsius: { type: 'number' } },
+          required: ['city', 'celsius'],
+        },
+      },
+    });
+    expect(fake.lastBody().thinking).toEqual({ type: 'adaptive' });
+    expect(fake.lastBody().tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
+    expect(response.object).toEqual({ city: 'Paris', celsius: 15 });
+    expect(response.warnings.map((w) => w.type)).toEqual(['tool-choice-downgraded']);
+  });
+});
+
+describe('AnthropicChatModel headers', () => {
+  it('sends provider headers on every request and request headers on one', async () => {
+    fake.push({ text: 'a' });
+    await createAnthropic({ apiKey: 'k', baseURL: fake.url, headers: { 'x-team': 'core' } })(
+      'claude-test-model',
+    ).generate({
+      messages: ask,
+      headers: { 'x-trace': 't1' },
+    });
+    expect(fake.requests[0]!.headers['x-team']).toBe('core');
+    expect(fake.requests[0]!.headers['x-trace']).toBe('t1');
+  });
+});
+
 describe('AnthropicChatModel structured output', () => {
   const schema: JsonSchema = {
     type: 'object',
@@ -610,13 +652,16 @@ describe('AnthropicChatModel cancellation and dropped streams', () => {
     fake.push({ hang: true }, { hang: true });
     const controller = new AbortController();
     const pending = model().generate({ messages: ask, signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    // Abort once the server has the request, so it cannot arrive late and eat the next test's turn.
+    await arrived(1);
+    controller.abort();
     await expect(pending).rejects.toBeInstanceOf(CancelledError);
     const streamController = new AbortController();
     const streaming = collectStream(
       model().stream({ messages: ask, signal: streamController.signal }),
     );
-    setTimeout(() => streamController.abort(), 20);
+    await arrived(2);
+    streamController.abort();
     await expect(streaming).rejects.toBeInstanceOf(CancelledError);
   });
 

@@ -52,6 +52,13 @@ afterAll(async () => {
 });
 beforeEach(() => fake.reset());
 
+async function arrived(count: number): Promise<void> {
+  for (let i = 0; i < 400 && fake.requests.length < count; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  expect(fake.requests.length).toBeGreaterThanOrEqual(count);
+}
+
 function model(settings?: OllamaModelSettings, headers?: Record<string, string>) {
   return createOllama({ host: fake.url, ...(headers ? { headers } : {}) })('llama3.2', settings);
 }
@@ -478,13 +485,16 @@ describe('OllamaChatModel cancellation and dropped streams', () => {
     fake.push({ hang: true }, { hang: true });
     const controller = new AbortController();
     const pending = model().generate({ messages: ask, signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    // Abort once the server has the request, so it cannot arrive late and eat the next test's turn.
+    await arrived(1);
+    controller.abort();
     await expect(pending).rejects.toBeInstanceOf(CancelledError);
     const streamController = new AbortController();
     const streaming = collectStream(
       model().stream({ messages: ask, signal: streamController.signal }),
     );
-    setTimeout(() => streamController.abort(), 20);
+    await arrived(2);
+    streamController.abort();
     await expect(streaming).rejects.toBeInstanceOf(CancelledError);
   });
 
