@@ -1,4 +1,4 @@
-import { CancelledError, ServerError, type ToolMessage } from '@toolwire/schema';
+import { CancelledError, ServerError, type Message, type ToolMessage } from '@toolwire/schema';
 import { describe, expect, it } from 'vitest';
 import { createScriptedModel } from '../test/scripted-chat-model.js';
 import { calculate, failing, weather } from '../test/test-tools.js';
@@ -8,6 +8,13 @@ const tools = [calculate, weather, failing];
 const select = (...names: string[]) => ({
   text: JSON.stringify({ reasoning: 'needed', selected_tools: names }),
 });
+/** The text of a system or user message. */
+const contentOf = (message: Message | undefined): string =>
+  message &&
+  (message.role === 'system' || message.role === 'user') &&
+  typeof message.content === 'string'
+    ? message.content
+    : '';
 const answer = (content: string) => ({ text: JSON.stringify({ content }) });
 const serverError = () => ({
   error: new ServerError({ provider: 'scripted', message: 'boom', statusCode: 500 }),
@@ -49,11 +56,11 @@ describe('createAgent (staged pipeline)', () => {
       role: 'system',
       content: SELECTION_SYSTEM_PROMPT,
     });
-    expect(selectionRequest.messages[1]!.content).toContain(
+    expect(contentOf(selectionRequest.messages[1])).toContain(
       "User input: What's the weather in San Francisco and calculate 2+2",
     );
-    expect(selectionRequest.messages[1]!.content).toContain('- calculate(a, b, op): Evaluate');
-    expect(selectionRequest.messages[1]!.content).toContain('- get_weather(city, unit?): Get');
+    expect(contentOf(selectionRequest.messages[1])).toContain('- calculate(a, b, op): Evaluate');
+    expect(contentOf(selectionRequest.messages[1])).toContain('- get_weather(city, unit?): Get');
     expect(selection!.stageTools).toEqual(['calculate', 'get_weather']);
     expect(selection!.response!.object).toEqual({
       reasoning: 'needed',
@@ -194,8 +201,8 @@ describe('createAgent (staged pipeline)', () => {
     const retry = model.requests[2]!;
     const feedback = retry.messages.at(-1)!;
     expect(feedback.role).toBe('user');
-    expect(feedback.content).toContain('Your function calls could not be used');
-    expect(feedback.content).toContain('/a');
+    expect(contentOf(feedback)).toContain('Your function calls could not be used');
+    expect(contentOf(feedback)).toContain('/a');
     expect(result.steps[3]!.fallback).toBe(
       'function calling failed again: answering without tools',
     );
