@@ -114,7 +114,7 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
       `compatibility must be "strict" or "compatible" (got ${JSON.stringify(compatibility)})`,
     );
   const envName = kind === 'xai' ? 'XAI_API_KEY' : 'OPENAI_API_KEY';
-  const apiKey = settings.apiKey ?? process.env[envName];
+  const apiKey = settings.apiKey ?? readEnv(envName);
   if (!apiKey && kind !== 'compatible') {
     throw new TypeError(
       `${providerName}: no API key: pass createOpenAI({ apiKey }) or set ${envName}`,
@@ -183,4 +183,12 @@ export function createXai(settings: XaiProviderSettings = {}): OpenAIProvider {
     provider: 'xai',
     schemaDialect: 'xai',
   });
+}
+
+// `process` does not exist in browsers and some edge runtimes.
+function readEnv(name: string): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
+    ?.env;
+  const value = env?.[name]?.trim();
+  return value === '' ? undefined : value;
 }
