@@ -686,12 +686,22 @@ describe('AnthropicChatModel cancellation and dropped streams', () => {
     );
   });
 
-  it('fails a stalled stream with StreamProtocolError after the idle timeout', async () => {
-    fake.push({ stallAfter: 4 });
-    const error = await collectStream(
-      model({ idleTimeoutMs: 150 }).stream({ messages: ask }),
+  it('fails a stalled stream with StreamProtocolError after the idle timeout (provider default, model override)', async () => {
+    fake.push({ stallAfter: 4 }, { stallAfter: 4 });
+    const first = await collectStream(
+      createAnthropic({ apiKey: 'k', baseURL: fake.url, idleTimeoutMs: 150 })(
+        'claude-test-model',
+      ).stream({ messages: ask }),
     ).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StreamProtocolError);
-    expect((error as Error).message).toMatch(/150 ms/);
+    expect(first).toBeInstanceOf(StreamProtocolError);
+    expect((first as Error).message).toMatch(/150 ms/);
+    const second = await collectStream(
+      createAnthropic({ apiKey: 'k', baseURL: fake.url, idleTimeoutMs: 60_000 })(
+        'claude-test-model',
+        { idleTimeoutMs: 120 },
+      ).stream({ messages: ask }),
+    ).catch((e: unknown) => e);
+    expect(second).toBeInstanceOf(StreamProtocolError);
+    expect((second as Error).message).toMatch(/120 ms/);
   });
 });

@@ -10,6 +10,8 @@ export interface AnthropicProviderOptions {
   headers?: Record<string, string>;
   /** A custom fetch (proxies, tests, edge runtimes). */
   fetch?: typeof fetch;
+  /** Default `idleTimeoutMs` of this provider's models (a model's own setting wins). */
+  idleTimeoutMs?: number;
   /**
    * SDK-level retries (default 0). Toolwire reports retryable failures as typed errors with
    * `retryable` and `retryAfterMs`, so the caller's loop decides; two retry layers multiply.
@@ -39,6 +41,12 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
   return (modelId, settings = {}) => {
     if (typeof modelId !== 'string' || modelId.trim() === '')
       throw new TypeError('modelId must be a non-empty string, e.g. "claude-sonnet-4-5"');
-    return new AnthropicChatModel(modelId, { client: getClient, settings });
+    return new AnthropicChatModel(modelId, {
+      client: getClient,
+      settings: {
+        ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+        ...settings,
+      },
+    });
   };
 }

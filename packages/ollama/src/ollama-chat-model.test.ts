@@ -517,12 +517,19 @@ describe('OllamaChatModel cancellation and dropped streams', () => {
     );
   });
 
-  it('fails a stalled stream with StreamProtocolError after the idle timeout', async () => {
-    fake.push({ stallAfter: 2 });
-    const error = await collectStream(
-      model({ idleTimeoutMs: 150 }).stream({ messages: ask }),
+  it('fails a stalled stream with StreamProtocolError after the idle timeout (provider default, model override)', async () => {
+    fake.push({ stallAfter: 2 }, { stallAfter: 2 });
+    const first = await collectStream(
+      createOllama({ host: fake.url, idleTimeoutMs: 150 })('llama3.2').stream({ messages: ask }),
     ).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StreamProtocolError);
-    expect((error as Error).message).toMatch(/150 ms/);
+    expect(first).toBeInstanceOf(StreamProtocolError);
+    expect((first as Error).message).toMatch(/150 ms/);
+    const second = await collectStream(
+      createOllama({ host: fake.url, idleTimeoutMs: 60_000 })('llama3.2', {
+        idleTimeoutMs: 120,
+      }).stream({ messages: ask }),
+    ).catch((e: unknown) => e);
+    expect(second).toBeInstanceOf(StreamProtocolError);
+    expect((second as Error).message).toMatch(/120 ms/);
   });
 });

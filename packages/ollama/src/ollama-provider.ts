@@ -7,6 +7,8 @@ export interface OllamaProviderOptions {
   headers?: Record<string, string>;
   /** A custom fetch (proxies, tests, edge runtimes). */
   fetch?: typeof fetch;
+  /** Default `idleTimeoutMs` of this provider's models (a model's own setting wins). */
+  idleTimeoutMs?: number;
 }
 
 export type OllamaProvider = (modelId: string, settings?: OllamaModelSettings) => OllamaChatModel;
@@ -20,7 +22,10 @@ export function createOllama(options: OllamaProviderOptions = {}): OllamaProvide
       host: options.host,
       headers: options.headers,
       fetch: options.fetch,
-      settings,
+      settings: {
+        ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+        ...settings,
+      },
     });
   };
 }
