@@ -182,9 +182,10 @@ export class OpenAIChatModel implements ChatModel {
       controller.abort();
     }
     for (const part of accumulator.finishParts()) yield part;
-    yield {
-      type: 'finish',
-      response: assembleResponse(accumulator.result(), this.responseContext(request, built)),
-    };
+    const response = assembleResponse(accumulator.result(), this.responseContext(request, built));
+    // Warnings found while reading the answer (repairs, unusable calls) are parts too.
+    for (const warning of response.warnings.slice(built.warnings.length))
+      yield { type: 'warning', warning };
+    yield { type: 'finish', response };
   }
 }

@@ -829,3 +829,27 @@ describe('OpenAIChatModel stream idle timeout', () => {
     ).toBe('Hello there');
   });
 });
+
+describe('OpenAIChatModel stream warnings', () => {
+  it('emits warnings found while reading the answer as parts before finish', async () => {
+    fake.push({ text: "{answer: 'Paris'}" });
+    const parts = [];
+    const schema = {
+      type: 'object' as const,
+      properties: { answer: { type: 'string' as const } },
+      required: ['answer'],
+    };
+    for await (const part of openai()('m').stream({
+      messages: [{ role: 'user', content: 'x' }],
+      responseFormat: { type: 'json', schema },
+    }))
+      parts.push(part);
+    const finish = parts.at(-1)!;
+    expect(finish.type).toBe('finish');
+    expect(parts.at(-2)).toMatchObject({
+      type: 'warning',
+      warning: { type: 'arguments-repaired' },
+    });
+    if (finish.type === 'finish') expect(finish.response.object).toEqual({ answer: 'Paris' });
+  });
+});
