@@ -1,5 +1,6 @@
 import {
   CancelledError,
+  UnsupportedFeatureError,
   StreamProtocolError,
   type ChatModel,
   type ChatRequest,
@@ -46,6 +47,12 @@ export class OpenAIChatModel implements ChatModel {
 
   /** The body this model would send for a request (for logging and tests); no I/O. */
   buildRequest(request: ChatRequest, options: { stream?: boolean } = {}): BuiltOpenAIRequest {
+    if (!this.capabilities.toolCalling && (request.tools?.length ?? 0) > 0) {
+      throw new UnsupportedFeatureError({
+        feature: 'toolCalling',
+        message: `${this.provider} model "${this.modelId}" is configured without tool calling (capabilities.toolCalling: false), but the request has ${request.tools!.length} tool(s)`,
+      });
+    }
     return buildOpenAIRequest(
       request,
       { ...this.config, modelId: this.modelId },

@@ -853,3 +853,20 @@ describe('OpenAIChatModel stream warnings', () => {
     if (finish.type === 'finish') expect(finish.response.object).toEqual({ answer: 'Paris' });
   });
 });
+
+describe('OpenAIChatModel capabilities', () => {
+  it('takes overrides, and refuses tools for a model declared without tool calling', async () => {
+    const model = createOpenAI({ baseURL: `${fake.url}/v1` })('tiny-local', {
+      capabilities: { toolCalling: false, imagesInUserMessages: false },
+    });
+    expect(model.capabilities).toMatchObject({
+      toolCalling: false,
+      imagesInUserMessages: false,
+      structuredOutput: 'json-schema',
+    });
+    await expect(
+      model.generate({ messages: [{ role: 'user', content: 'x' }], tools: [weather] }),
+    ).rejects.toMatchObject({ name: 'UnsupportedFeatureError', feature: 'toolCalling' });
+    expect(fake.requests).toHaveLength(0);
+  });
+});

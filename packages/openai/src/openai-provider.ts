@@ -61,6 +61,11 @@ export interface OpenAIChatSettings {
   imageToolResults?: 'user-message' | 'text';
   /** Overrides the provider's `idleTimeoutMs` for this model. */
   idleTimeoutMs?: number;
+  /**
+   * What this model can do, where the defaults are wrong (a local model without tool calling or
+   * vision). With `toolCalling: false`, a request with tools fails before it is sent.
+   */
+  capabilities?: Partial<ModelCapabilities>;
 }
 
 /** Creates models: `provider(modelId, settings?)`. */
@@ -156,7 +161,7 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
       streamUsage,
       imageToolResults,
       idleTimeoutMs: positive(chat.idleTimeoutMs, 'idleTimeoutMs') ?? idleTimeoutMs,
-      capabilities: capabilitiesFor(kind, streamUsage),
+      capabilities: { ...capabilitiesFor(kind, streamUsage), ...chat.capabilities },
     });
   };
   const provider = create as OpenAIProvider;
