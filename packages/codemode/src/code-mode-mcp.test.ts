@@ -42,14 +42,12 @@ afterAll(async () => {
 });
 
 function serverProcesses() {
-  return registry
-    .servers()
-    .map((server) => ({
-      name: server.name,
-      status: server.status,
-      pid: server.pid,
-      restarts: server.restarts,
-    }));
+  return registry.servers().map((server) => ({
+    name: server.name,
+    status: server.status,
+    pid: server.pid,
+    restarts: server.restarts,
+  }));
 }
 
 describe('createCodeMode with an MCP registry', () => {
