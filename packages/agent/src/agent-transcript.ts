@@ -115,6 +115,8 @@ export interface AgentTranscript {
   system: string | null;
   /** The input messages (the system prompt is in `system`). */
   input: Message[];
+  /** What was fixed in the input transcript before the first call (see `repairTranscript`). */
+  inputRepairs: string[];
   steps: AgentStep[];
   text: string;
   finishReason: AgentFinishReason;

@@ -236,6 +236,7 @@ describe('createAgent (stream and transcript)', () => {
       'durationMs',
       'system',
       'input',
+      'inputRepairs',
       'steps',
       'text',
       'finishReason',
@@ -248,6 +249,7 @@ describe('createAgent (stream and transcript)', () => {
       modelId: 'scripted-1',
       system: 'Sys',
       input: [{ role: 'user', content: '1+2' }],
+      inputRepairs: [],
       text: '3',
       finishReason: 'stop',
     });
@@ -279,5 +281,26 @@ describe('createAgent (stream and transcript)', () => {
       modelId: 'scripted-1',
     });
     expect(new Date(json.startedAt).toISOString()).toBe(json.startedAt);
+  });
+
+  it('repairs an input transcript with a call that has no result before sending it', async () => {
+    const model = createScriptedModel([{ text: 'ok' }]);
+    const result = await createAgent({ model, tools: [weather] }).run([
+      { role: 'user', content: 'weather?' },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'lost', name: 'get_weather', arguments: { city: 'Oslo' } }],
+      },
+      { role: 'user', content: 'never mind, say ok' },
+    ]);
+    expect(result.transcript.inputRepairs).toEqual([
+      'added a cancelled result for "lost" (get_weather)',
+    ]);
+    const sent = model.requests[0]!.messages;
+    expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+    expect(sent[2]).toMatchObject({
+      results: [{ toolCallId: 'lost', error: { category: 'cancelled' } }],
+    });
   });
 });

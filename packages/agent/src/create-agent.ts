@@ -1,5 +1,6 @@
 import {
   emptyUsage,
+  repairTranscript,
   type AnyTool,
   type ChatModel,
   type ChatRequest,
@@ -156,7 +157,9 @@ export function createAgent(options: AgentOptions): Agent {
     signal: AbortSignal,
     emit: (event: AgentEvent) => void,
   ): Promise<AgentResult> {
-    const messages = normaliseInput(input);
+    // A conversation handed back after a cancelled turn can hold calls without results or
+    // results without calls, which providers reject (pain point 2): fix it before the first call.
+    const { messages, fixes: inputRepairs } = repairTranscript(normaliseInput(input));
     const startedAt = new Date().toISOString();
     const started = performance.now();
     if (signal.aborted) throw runCancelled(signal);
@@ -184,6 +187,7 @@ export function createAgent(options: AgentOptions): Agent {
       durationMs: roundMs(performance.now() - started),
       system: resolved.system ?? null,
       input: [...messages],
+      inputRepairs,
       steps: context.steps,
       text: outcome.text,
       finishReason: outcome.finishReason,
