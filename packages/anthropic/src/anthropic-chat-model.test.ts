@@ -482,6 +482,19 @@ describe('AnthropicChatModel thinking with structured output', () => {
   });
 });
 
+describe('AnthropicChatModel long requests', () => {
+  it('streams (and collects) a generate call whose max_tokens the SDK would refuse without streaming', async () => {
+    fake.push({ text: 'A long essay.', usage: { inputTokens: 5, outputTokens: 7 } });
+    const response = await model({ maxOutputTokens: 32_000 }).generate({ messages: ask });
+    expect(fake.lastBody()).toMatchObject({ max_tokens: 32_000, stream: true });
+    expect(response).toMatchObject({
+      text: 'A long essay.',
+      finishReason: 'stop',
+      usage: { inputTokens: 5, outputTokens: 7 },
+    });
+  });
+});
+
 describe('AnthropicChatModel headers', () => {
   it('sends provider headers on every request and request headers on one', async () => {
     fake.push({ text: 'a' });

@@ -5,6 +5,7 @@ import {
   StreamProtocolError,
   ToolwireError,
   errorMessage,
+  collectStream,
   type ChatModel,
   type ChatRequest,
   type ChatResponse,
@@ -25,6 +26,11 @@ import type { AnthropicMessage, AnthropicRequestBody } from './anthropic-wire.js
 
 /** `max_tokens` is required by the Messages API; this is sent when nothing else says. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+/**
+ * Above this `max_tokens` the SDK refuses a non-streaming request (it expects it to run past its
+ * 10-minute limit: 60 min × max_tokens / 128 000 > 10 min), so `generate` streams instead.
+ */
+export const NON_STREAMING_MAX_TOKENS = 21_333;
 /** A stream that sends nothing (not even `ping`) for this long is treated as dropped. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
@@ -81,6 +87,10 @@ export class AnthropicChatModel implements ChatModel {
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const prepared = this.prepare(request);
     throwIfAborted(request.signal);
+    // The SDK refuses non-streaming requests that may run past 10 minutes (judged by max_tokens);
+    // those are streamed and collected instead, which gives the same response.
+    if (prepared.body.max_tokens > NON_STREAMING_MAX_TOKENS)
+      return collectStream(this.stream(request));
     try {
       const message = (await this.config
         .client()

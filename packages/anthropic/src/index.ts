@@ -4,6 +4,7 @@ export {
   AnthropicChatModel,
   DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_IDLE_TIMEOUT_MS,
+  NON_STREAMING_MAX_TOKENS,
 } from './anthropic-chat-model.js';
 export type { AnthropicModelSettings, AnthropicThinkingSetting } from './anthropic-chat-model.js';
 export { prepareAnthropicTools, DEFAULT_RESPONSE_TOOL_NAME } from './anthropic-prepare-tools.js';

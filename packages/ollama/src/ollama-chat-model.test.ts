@@ -510,6 +510,21 @@ describe('OllamaChatModel cancellation and dropped streams', () => {
     );
   });
 
+  it('fails a stream with a line that is not JSON instead of skipping the line', async () => {
+    fake.push({
+      raw: {
+        contentType: 'application/x-ndjson',
+        body:
+          '{"model":"llama3.2","message":{"role":"assistant","content":"Hi"},"done":false}\n' +
+          '{"model":"llama3.2","message":{"role":"assistant","tool_calls":[{"function":{"name":"get_wea\n' +
+          '{"model":"llama3.2","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}\n',
+      },
+    });
+    const error = await collectStream(model().stream({ messages: ask })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StreamProtocolError);
+    expect((error as Error).message).toMatch(/not JSON: \{"model"/);
+  });
+
   it('fails a dropped stream with StreamProtocolError', async () => {
     fake.push({ dropAfter: 2 });
     await expect(collectStream(model().stream({ messages: ask }))).rejects.toBeInstanceOf(

@@ -17,6 +17,7 @@ import {
 } from 'ollama/browser';
 import { convertToOllamaMessages } from './ollama-convert-messages.js';
 import { mapOllamaError } from './ollama-errors.js';
+import { checkedNdjson } from './ollama-ndjson-check.js';
 import { prepareOllamaTools } from './ollama-prepare-tools.js';
 import { finishOllamaResponse } from './ollama-response.js';
 import { OllamaStreamAccumulator } from './ollama-stream-accumulator.js';
@@ -83,7 +84,7 @@ export class OllamaChatModel implements ChatModel {
   async generate(request: ChatRequest): Promise<ChatResponse> {
     const prepared = this.prepare(request, false);
     throwIfAborted(request.signal);
-    const transport = this.transport(request, request.signal);
+    const transport = this.transport(request, request.signal, false);
     try {
       const response = await guard(
         transport.client.chat(prepared.body as unknown as OllamaSdkChatRequest & { stream: false }),
@@ -105,7 +106,7 @@ export class OllamaChatModel implements ChatModel {
     const controller = new AbortController();
     const onAbort = () => controller.abort(request.signal?.reason);
     request.signal?.addEventListener('abort', onAbort, { once: true });
-    const transport = this.transport(request, controller.signal);
+    const transport = this.transport(request, controller.signal, true);
     let receiving = false;
     try {
       for (const warning of prepared.warnings) yield { type: 'warning', warning };
@@ -167,9 +168,10 @@ export class OllamaChatModel implements ChatModel {
 
   /**
    * A client per request: the `ollama` package takes no per-request signal or headers, so they
-   * go in through its `fetch` hook (which also keeps the response headers for `retry-after`).
+   * go in through its `fetch` hook, which also keeps the response headers (for `retry-after`) and
+   * checks every NDJSON line of a stream (the package would skip a line that is not JSON).
    */
-  private transport(request: ChatRequest, signal: AbortSignal | undefined) {
+  private transport(request: ChatRequest, signal: AbortSignal | undefined, streaming: boolean) {
     let headers: Headers | undefined;
     const baseFetch = this.config.fetch ?? globalThis.fetch;
     const client = new Ollama({
@@ -182,7 +184,12 @@ export class OllamaChatModel implements ChatModel {
           ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
         });
         headers = response.headers;
-        return response;
+        if (!streaming || !response.ok || !response.body) return response;
+        return new Response(response.body.pipeThrough(checkedNdjson()), {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+        });
       },
     });
     return { client, lastHeaders: () => headers };
