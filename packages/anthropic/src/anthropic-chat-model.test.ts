@@ -2,6 +2,7 @@ import type { ProviderError } from '@toolwire/schema';
 import {
   AuthenticationError,
   CancelledError,
+  ConnectionError,
   ContextOverflowError,
   InvalidToolChoiceError,
   RateLimitError,
@@ -645,6 +646,49 @@ describe('AnthropicChatModel errors', () => {
     const error = await collectStream(model().stream(request)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServerError);
     expect((error as ProviderError).code).toBe('overloaded');
+  });
+
+  it('maps 403, 404, 413 and other 400s', async () => {
+    fake.push(
+      { error: { status: 403 } },
+      { error: { status: 404 } },
+      { error: { status: 413 } },
+      {
+        error: {
+          status: 400,
+          body: {
+            type: 'error',
+            error: { type: 'invalid_request_error', message: 'messages: roles must alternate' },
+          },
+        },
+      },
+    );
+    const errors: unknown[] = [];
+    for (let i = 0; i < 4; i++)
+      errors.push(
+        await model()
+          .generate(request)
+          .catch((e: unknown) => e),
+      );
+    expect(errors[0]).toMatchObject({
+      name: 'ProviderError',
+      code: 'permission_denied',
+      statusCode: 403,
+    });
+    expect(errors[1]).toMatchObject({ name: 'ProviderError', code: 'not_found', statusCode: 404 });
+    expect(errors[2]).toBeInstanceOf(ContextOverflowError);
+    expect(errors[3]).toMatchObject({ name: 'InvalidRequestError', code: 'invalid_request' });
+    expect((errors[3] as Error).message).toMatch(/roles must alternate/);
+  });
+
+  it('maps an unreachable server to ConnectionError', async () => {
+    const closed = await startFakeProvider({ provider: 'anthropic' });
+    const url = closed.url;
+    await closed.close();
+    const error = await createAnthropic({ apiKey: 'k', baseURL: url })('claude-test-model')
+      .generate(request)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
   });
 
   it('fails with AuthenticationError when no API key is configured anywhere', async () => {
