@@ -83,7 +83,7 @@ export interface CodeRunResult {
 }
 
 export interface CodeMode {
-  /** What to give the model: `execute_code` first, then the direct tools. */
+  /** What to give the model: `execute_code` first, then the direct tools (current tool list). */
   readonly tools: AnyTool[];
   readonly executeCodeTool: AnyTool;
   /** Tools reachable only directly (excluded or `direct`), and those offered both ways. */
@@ -91,6 +91,11 @@ export interface CodeMode {
   readonly declarations: Declarations;
   /** Type-checks, strips and runs a script against the code-mode tools. */
   run(code: string, options?: RunCodeOptions): Promise<CodeRunResult>;
+  /**
+   * Re-reads the source's tools and regenerates the declarations. Happens by itself when the
+   * source has `onToolsChanged` (a registry does); call it after changing a plain source.
+   */
+  refresh(): void;
   /** Closes the executor if code mode created it (a given executor is left to its owner). */
   close(): Promise<void>;
 }
@@ -103,40 +108,57 @@ export interface CodeMode {
 export function createCodeMode(options: CodeModeOptions): CodeMode {
   const source = isToolArray(options.source) ? toolSource(options.source) : options.source;
   const modes = resolveModes(options);
-  const sourceTools = source.listTools();
-  const codeTools = sourceTools.filter((tool) => (modes.get(tool.name) ?? 'code') !== 'direct');
-  const directNames = new Set(
-    sourceTools
-      .filter((tool) => (modes.get(tool.name) ?? 'code') !== 'code')
-      .map((tool) => tool.name),
-  );
-  const declarations = generateDeclarations(codeTools, options.declarations);
-  const byName = new Map(codeTools.map((tool) => [tool.name, tool]));
   const checker = new CodeTypeChecker();
   const defaultTypecheck = checkTypecheckMode(options.typecheck ?? 'error', 'typecheck');
   let executor = options.executor;
   const ownsExecutor = executor === undefined;
 
-  const functions: Record<string, HostFunction> = {};
-  for (const binding of declarations.bindings) {
-    const tool = byName.get(binding.toolName)!;
-    functions[binding.identifier] = async (args, context) => {
-      const parsed = parseToolArguments(tool.inputSchema, args ?? {}, {
-        toolName: tool.name,
-        repair: false,
-      });
-      if (!parsed.success) throw parsed.error;
-      const result = await source.callTool(tool.name, parsed.value, {
-        signal: context.signal,
-        ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
-      });
-      return unwrapToolResult(tool.name, result);
-    };
-  }
-  const toolNameOf = new Map(declarations.bindings.map((b) => [b.identifier, b.toolName]));
+  /** Everything that follows from the source's current tool list. */
+  const build = () => {
+    const sourceTools = source.listTools();
+    const codeTools = sourceTools.filter((tool) => (modes.get(tool.name) ?? 'code') !== 'direct');
+    const directNames = new Set(
+      sourceTools
+        .filter((tool) => (modes.get(tool.name) ?? 'code') !== 'code')
+        .map((tool) => tool.name),
+    );
+    const declarations = generateDeclarations(codeTools, options.declarations);
+    const byName = new Map(codeTools.map((tool) => [tool.name, tool]));
+    const functions: Record<string, HostFunction> = {};
+    for (const binding of declarations.bindings) {
+      const tool = byName.get(binding.toolName)!;
+      functions[binding.identifier] = async (args, context) => {
+        const parsed = parseToolArguments(tool.inputSchema, args ?? {}, {
+          toolName: tool.name,
+          repair: false,
+        });
+        if (!parsed.success) throw parsed.error;
+        const result = await source.callTool(tool.name, parsed.value, {
+          signal: context.signal,
+          ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
+        });
+        return unwrapToolResult(tool.name, result);
+      };
+    }
+    const toolNameOf = new Map(declarations.bindings.map((b) => [b.identifier, b.toolName]));
+    const executeCodeTool = createExecuteCodeTool(
+      options.toolName ?? EXECUTE_CODE_TOOL_NAME,
+      executeCodeDescription(declarations, defaultTypecheck),
+      (code, signal) => run(code, { signal }),
+    );
+    const directTools = directToolsOf(source, sourceTools, directNames);
+    return { declarations, functions, toolNameOf, executeCodeTool, directTools };
+  };
+  let state: ReturnType<typeof build> | undefined;
+  const current = () => (state ??= build());
+  // A registry says when a server's tools changed: rebuild on next use.
+  const unsubscribe = source.onToolsChanged?.(() => {
+    state = undefined;
+  });
 
   const run = async (code: string, runOptions: RunCodeOptions = {}): Promise<CodeRunResult> => {
     const started = performance.now();
+    const { declarations, functions, toolNameOf } = current();
     const mode = checkTypecheckMode(runOptions.typecheck ?? defaultTypecheck, 'typecheck');
     if (typeof code !== 'string') {
       throw new InvalidToolArgumentsError({
@@ -229,9 +251,41 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     };
   };
 
-  const executeCodeTool: AnyTool = {
-    name: options.toolName ?? EXECUTE_CODE_TOOL_NAME,
-    description: executeCodeDescription(declarations, defaultTypecheck),
+  current();
+  return {
+    get tools() {
+      const { executeCodeTool, directTools } = current();
+      return [executeCodeTool, ...directTools];
+    },
+    get executeCodeTool() {
+      return current().executeCodeTool;
+    },
+    get directTools() {
+      return current().directTools;
+    },
+    get declarations() {
+      return current().declarations;
+    },
+    run,
+    refresh() {
+      state = undefined;
+      current();
+    },
+    async close() {
+      unsubscribe?.();
+      if (ownsExecutor && executor) await executor.close();
+    },
+  };
+}
+
+function createExecuteCodeTool(
+  name: string,
+  description: string,
+  run: (code: string, signal: AbortSignal) => Promise<CodeRunResult>,
+): AnyTool {
+  return {
+    name,
+    description,
     inputSchema: {
       type: 'object',
       properties: {
@@ -245,7 +299,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       additionalProperties: false,
     },
     execute: async (args: { code: string }, context): Promise<ToolContentOutput> => {
-      const result = await run(args.code, { signal: context.signal });
+      const result = await run(args.code, context.signal);
       return toolContent([{ type: 'text', text: formatRunResult(result) }], {
         isError: !result.ok,
         structuredContent: {
@@ -259,18 +313,6 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
           ...(result.error ? { error: result.error } : {}),
         },
       });
-    },
-  };
-
-  const directTools = directToolsOf(source, sourceTools, directNames);
-  return {
-    tools: [executeCodeTool, ...directTools],
-    executeCodeTool,
-    directTools,
-    declarations,
-    run,
-    async close() {
-      if (ownsExecutor && executor) await executor.close();
     },
   };
 }

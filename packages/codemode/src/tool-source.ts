@@ -41,10 +41,12 @@ export interface SourceCallOptions {
  */
 export interface CodeModeToolSource {
   listTools(): readonly SourceTool[];
-  /** Validates nothing itself is fine: code mode validates arguments before calling. */
+  /** Calls a tool by name; code mode has validated the arguments against its input schema. */
   callTool(name: string, args: unknown, options?: SourceCallOptions): Promise<CallToolResultLike>;
   /** Schema-level tools for direct calls; when absent, code mode builds them from `callTool`. */
   asTools?(): AnyTool[];
+  /** Tells code mode the tool list changed (a registry calls this when a server's tools change). */
+  onToolsChanged?(listener: () => void): () => void;
 }
 
 /** A source over plain tools with `execute` (no MCP needed). */
