@@ -89,7 +89,12 @@ export function finishStep(context: RunContext, step: AgentStep & { started?: nu
 }
 
 /** Records a model response on its step. */
-export function recordResponse(step: AgentStep, response: ChatResponse, object?: unknown): void {
+export function recordResponse(
+  context: RunContext,
+  step: AgentStep,
+  response: ChatResponse,
+  object?: unknown,
+): void {
   step.response = {
     text: response.text,
     finishReason: response.finishReason,
@@ -99,7 +104,7 @@ export function recordResponse(step: AgentStep, response: ChatResponse, object?:
     object: object === undefined ? null : object,
   };
   step.usage = addUsage(step.usage, response.usage);
-  for (const warning of response.warnings) addWarning(step, warning);
+  for (const warning of response.warnings) warn(context, step, warning);
 }
 
 export function recordError(step: AgentStep, error: unknown, fallback: string): void {
@@ -107,9 +112,11 @@ export function recordError(step: AgentStep, error: unknown, fallback: string): 
   step.fallback = fallback;
 }
 
-function addWarning(step: AgentStep, warning: ChatWarning): void {
-  if (!step.warnings.some((w) => w.type === warning.type && w.message === warning.message))
-    step.warnings.push(warning);
+/** Records a warning on its step and emits it, once (streams and final responses repeat them). */
+export function warn(context: RunContext, step: AgentStep, warning: ChatWarning): void {
+  if (step.warnings.some((w) => w.type === warning.type && w.message === warning.message)) return;
+  step.warnings.push(warning);
+  context.emit({ type: 'warning', step: step.index, warning });
 }
 
 export function roundMs(ms: number): number {
@@ -148,8 +155,7 @@ export async function streamModel(
           context.emit({ type: 'tool-call', step: step.index, toolCall: part.toolCall });
           break;
         case 'warning':
-          addWarning(step, part.warning);
-          context.emit({ type: 'warning', step: step.index, warning: part.warning });
+          warn(context, step, part.warning);
           break;
         case 'finish':
           response = part.response;

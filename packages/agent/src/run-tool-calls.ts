@@ -105,7 +105,9 @@ export async function executePreparedCalls(
   const { options, signal } = context;
   const results: (ToolResult | undefined)[] = new Array(prepared.length);
   const runnable: Array<{ index: number; call: ToolCall; tool: AnyTool }> = [];
+  // Calls refused before running (invalid, not approved) took no time.
   const settle = (index: number, result: ToolResult) => {
+    result.durationMs = 0;
     results[index] = result;
     context.emit({ type: 'tool-result', step: step.index, result });
   };

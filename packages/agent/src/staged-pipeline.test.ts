@@ -2,7 +2,7 @@ import { CancelledError, ServerError, type Message, type ToolMessage } from '@to
 import { describe, expect, it } from 'vitest';
 import { createScriptedModel } from '../test/scripted-chat-model.js';
 import { calculate, failing, weather } from '../test/test-tools.js';
-import { createAgent, SELECTION_SYSTEM_PROMPT } from './index.js';
+import { createAgent, SELECTION_SYSTEM_PROMPT, type AgentEvent } from './index.js';
 
 const tools = [calculate, weather, failing];
 const select = (...names: string[]) => ({
@@ -93,6 +93,30 @@ describe('createAgent (staged pipeline)', () => {
     });
     expect(result.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(model.calls).toEqual(['generate', 'generate', 'generate']);
+  });
+
+  it("streams the execution stage's calls and results, warnings, and only the answer as text", async () => {
+    const model = createScriptedModel([
+      { text: "{'reasoning': 'math', 'selected_tools': ['calculate']}" },
+      {
+        text: 'thinking out loud',
+        toolCalls: [{ id: 'k', name: 'calculate', arguments: { a: 1, b: 2, op: '+' } }],
+      },
+      answer('It is 3.'),
+    ]);
+    const events: AgentEvent[] = [];
+    for await (const event of createAgent({ model, tools, mode: 'staged' }).stream('1+2'))
+      events.push(event);
+    const brief = events
+      .filter((e) => e.type !== 'step-start' && e.type !== 'step-finish')
+      .map((e) =>
+        e.type === 'text-delta'
+          ? `text:${e.delta}`
+          : e.type === 'tool-call' || e.type === 'tool-result' || e.type === 'warning'
+            ? `${e.type}@${e.step}`
+            : e.type,
+      );
+    expect(brief).toEqual(['warning@2', 'tool-call@4', 'tool-result@4', 'text:It is 3.', 'finish']);
   });
 
   it("uses the adapter's parsed structured output when it gives one", async () => {

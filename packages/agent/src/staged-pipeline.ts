@@ -28,6 +28,7 @@ import {
   recordError,
   recordResponse,
   streamModel,
+  warn,
   type RunContext,
 } from './run-context.js';
 import { executePreparedCalls, prepareToolCalls, type PreparedCall } from './run-tool-calls.js';
@@ -82,6 +83,8 @@ export async function runStagedPipeline(context: RunContext): Promise<RunOutcome
   const calls = prepared.map((entry) => entry.call);
   const execution = beginStep(context, 'execution', null);
   execution.toolCalls = calls;
+  for (const toolCall of calls)
+    context.emit({ type: 'tool-call', step: execution.index, toolCall });
   const results = await executePreparedCalls(context, execution, prepared);
   execution.toolResults = results;
   finishStep(context, execution);
@@ -116,8 +119,9 @@ async function selectTools(context: RunContext): Promise<string[] | undefined> {
   const step = beginStep(context, 'selection', request);
   try {
     const response = await generateModel(context, request);
-    recordResponse(step, response);
+    recordResponse(context, step, response);
     const selection = parseStageAnswer<ToolSelectionResponse>(
+      context,
       step,
       'selection',
       ToolSelectionResponseSchema as unknown as JsonSchema,
@@ -128,7 +132,7 @@ async function selectTools(context: RunContext): Promise<string[] | undefined> {
     );
     const unknown = selection.selected_tools.filter((name) => !context.toolsByName.has(name));
     if (unknown.length > 0) {
-      step.warnings.push({
+      warn(context, step, {
         type: 'other',
         message: `the selection named tools that do not exist, which were left out: ${unknown.join(', ')}`,
       });
@@ -191,8 +195,8 @@ async function callFunctions(
   const step = beginStep(context, 'function-calling', request);
   try {
     const response = await generateModel(context, request);
-    recordResponse(step, response);
-    const modelCalls = native ? response.toolCalls : parseFunctionCalls(step, response);
+    recordResponse(context, step, response);
+    const modelCalls = native ? response.toolCalls : parseFunctionCalls(context, step, response);
     step.toolCalls = modelCalls;
     if (modelCalls.length === 0) {
       throw new StageOutputError({
@@ -234,8 +238,13 @@ function fallbackText(attempt: number): string {
     : 'function calling failed again: answering without tools';
 }
 
-function parseFunctionCalls(step: AgentStep, response: ChatResponse): ToolCall[] {
+function parseFunctionCalls(
+  context: RunContext,
+  step: AgentStep,
+  response: ChatResponse,
+): ToolCall[] {
   const value = parseStageAnswer<FunctionCallResponse>(
+    context,
     step,
     'function-calling',
     FunctionCallResponseSchema as unknown as JsonSchema,
@@ -276,8 +285,9 @@ async function interpret(
   let finishReason: RunOutcome['finishReason'];
   try {
     const response = await generateModel(context, request);
-    recordResponse(step, response);
+    recordResponse(context, step, response);
     const answer = parseStageAnswer<FinalResponse>(
+      context,
       step,
       'interpretation',
       FinalResponseSchema as unknown as JsonSchema,
@@ -309,7 +319,7 @@ async function directAnswer(context: RunContext, reason: string): Promise<RunOut
   const step = beginStep(context, 'direct-answer', request);
   step.fallback = reason;
   const response = await streamModel(context, step, request, true);
-  recordResponse(step, response);
+  recordResponse(context, step, response);
   finishStep(context, step);
   return {
     text: response.text,
@@ -323,6 +333,7 @@ async function directAnswer(context: RunContext, reason: string): Promise<RunOut
  * text, JSON-repaired (quotes, trailing commas, missing brackets, code fences) and validated.
  */
 function parseStageAnswer<T>(
+  context: RunContext,
   step: AgentStep,
   stage: string,
   schema: JsonSchema,
@@ -338,7 +349,7 @@ function parseStageAnswer<T>(
     });
   }
   if (parsed.repaired) {
-    step.warnings.push({
+    warn(context, step, {
       type: 'other',
       message: `the ${stage} answer was repaired: ${parsed.repairs.join('; ')}`,
     });

@@ -159,6 +159,7 @@ describe('createAgent (tool loop)', () => {
     expect(sent.error!.category).toBe('invalidArguments');
     expect(sent.error!.message).toContain('/level');
     expect(sent.error!.message).toContain('<= 10');
+    expect(sent.durationMs).toBe(0);
     expect(result.text).toBe('Sorry, 42 is too loud.');
   });
 

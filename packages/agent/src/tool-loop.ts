@@ -6,6 +6,7 @@ import {
   finishStep,
   recordResponse,
   streamModel,
+  warn,
   type RunContext,
 } from './run-context.js';
 import { executePreparedCalls, prepareToolCalls } from './run-tool-calls.js';
@@ -46,7 +47,7 @@ export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
     };
     const step = beginStep(context, 'tool-loop', request);
     const response = await streamModel(context, step, request, true);
-    recordResponse(step, response);
+    recordResponse(context, step, response);
     const assistant: AssistantMessage = { role: 'assistant', content: response.text };
     if (response.reasoning && response.reasoning.length > 0)
       assistant.reasoning = response.reasoning;
@@ -81,16 +82,14 @@ export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
   };
   const step = beginStep(context, 'final-answer', request);
   const response = await streamModel(context, step, request, true);
-  recordResponse(step, response);
+  recordResponse(context, step, response);
   if (response.toolCalls.length > 0) {
     // The step limit is spent: the calls are not run, and not kept in the conversation, where
     // they would stand without results.
-    const warning = {
-      type: 'tool-choice-ignored' as const,
+    warn(context, step, {
+      type: 'tool-choice-ignored',
       message: `the model called ${response.toolCalls.map((c) => c.name).join(', ')} after the step limit (${options.maxSteps}); those calls were not run`,
-    };
-    step.warnings.push(warning);
-    context.emit({ type: 'warning', step: step.index, warning });
+    });
     step.toolCalls = response.toolCalls;
   }
   const assistant: AssistantMessage = { role: 'assistant', content: response.text };
