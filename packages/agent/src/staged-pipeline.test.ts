@@ -350,6 +350,22 @@ describe('createAgent (staged pipeline)', () => {
     });
   });
 
+  it('asks for the JSON in the prompt only when the model has no structured output', async () => {
+    const model = createScriptedModel(
+      [
+        select('calculate'),
+        { toolCalls: [{ name: 'calculate', arguments: { a: 1, b: 1, op: '+' } }] },
+        answer('2'),
+      ],
+      { capabilities: { structuredOutput: 'none' } },
+    );
+    const result = await createAgent({ model, tools, mode: 'staged' }).run('1+1');
+    expect(result.text).toBe('2');
+    expect(model.requests.map((r) => r.responseFormat)).toEqual([undefined, undefined, undefined]);
+    expect(contentOf(model.requests[0]!.messages[1])).toContain('Respond in JSON format');
+    expect(contentOf(model.requests[2]!.messages[0])).toContain('Respond in JSON format');
+  });
+
   it('asks for approval in the execution stage', async () => {
     const deleted: string[] = [];
     const { deleteTool } = await import('../test/test-tools.js');

@@ -13,6 +13,7 @@ import {
   type FunctionCallResponse,
   type JsonSchema,
   type Message,
+  type ResponseFormat,
   type ToolCall,
   type ToolResult,
   type ToolSelectionResponse,
@@ -109,12 +110,12 @@ async function selectTools(context: RunContext): Promise<string[] | undefined> {
         content: `User input: ${renderInput(context.input)}\n\nAvailable tools:\n${list}\n\nWhich tools would help with this request? Respond in JSON format: {"reasoning": "...", "selected_tools": ["tool1", "tool2"]}`,
       },
     ],
-    responseFormat: {
+    ...constrained(context, {
       type: 'json',
       name: 'tool_selection',
       description: 'Which tools would help with the request',
       schema: ToolSelectionResponseSchema as unknown as JsonSchema,
-    },
+    }),
   };
   const step = beginStep(context, 'selection', request);
   try {
@@ -183,14 +184,12 @@ async function callFunctions(
           // The selection already decided tools are needed: force a call where that is enforced.
           toolChoice: capabilities.toolChoice.required ? ('required' as const) : ('auto' as const),
         }
-      : {
-          responseFormat: {
-            type: 'json' as const,
-            name: 'function_calls',
-            description: 'The function calls to make',
-            schema: FunctionCallResponseSchema as unknown as JsonSchema,
-          },
-        }),
+      : constrained(context, {
+          type: 'json',
+          name: 'function_calls',
+          description: 'The function calls to make',
+          schema: FunctionCallResponseSchema as unknown as JsonSchema,
+        })),
   };
   const step = beginStep(context, 'function-calling', request);
   try {
@@ -230,6 +229,18 @@ async function callFunctions(
     finishStep(context, step);
     return { feedback: undefined };
   }
+}
+
+/**
+ * The constraint of a stage, through the provider's structured output. A model without any
+ * (`structuredOutput: 'none'`) gets none: the prompt asks for the JSON, and repair plus
+ * validation of the answer do the rest.
+ */
+function constrained(
+  context: RunContext,
+  format: ResponseFormat,
+): { responseFormat: ResponseFormat } | Record<string, never> {
+  return context.model.capabilities.structuredOutput === 'none' ? {} : { responseFormat: format };
 }
 
 function fallbackText(attempt: number): string {
@@ -273,12 +284,12 @@ async function interpret(
   const request: ChatRequest = {
     ...baseRequest(context),
     messages: [{ role: 'system', content: system }, ...history],
-    responseFormat: {
+    ...constrained(context, {
       type: 'json',
       name: 'final_response',
       description: 'The final answer for the user',
       schema: FinalResponseSchema as unknown as JsonSchema,
-    },
+    }),
   };
   const step = beginStep(context, 'interpretation', request);
   let text: string;

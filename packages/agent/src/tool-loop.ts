@@ -94,6 +94,7 @@ export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
   }
   const assistant: AssistantMessage = { role: 'assistant', content: response.text };
   if (response.reasoning && response.reasoning.length > 0) assistant.reasoning = response.reasoning;
+  if (response.providerMetadata) assistant.providerMetadata = response.providerMetadata;
   conversation.push(assistant);
   finishStep(context, step);
   return { text: response.text, finishReason: 'max-steps', messages: conversation };
