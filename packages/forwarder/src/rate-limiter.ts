@@ -79,32 +79,67 @@ redis.call('PEXPIRE', ckey, window * 2)
 return 0
 `;
 
-/** Rate limits shared by every forwarder instance that points at the same Redis. */
+/**
+ * Rate limits shared by every forwarder instance that points at the same Redis. While Redis is
+ * unreachable each instance falls back to its own in-memory buckets (limits stay enforced, per
+ * instance) rather than refusing every call; `lastError` says why.
+ */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
   private readonly prefix: string;
+  private readonly fallback = new MemoryRateLimiter();
+  lastError: Error | undefined;
 
   constructor(url: string, options: { prefix?: string } = {}) {
+    // No offline queue: while disconnected a command fails at once and the fallback answers.
     this.redis = new Redis(url, {
-      lazyConnect: false,
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: true,
+      lazyConnect: true,
+      maxRetriesPerRequest: null,
+      enableOfflineQueue: false,
+      connectTimeout: 2000,
+    });
+    this.redis.on('error', (error: Error) => {
+      this.lastError = error;
+    });
+    this.redis.connect().catch((error: Error) => {
+      this.lastError = error;
     });
     this.redis.defineCommand('toolwireRateLimit', { numberOfKeys: 1, lua: SLIDING_WINDOW });
     this.prefix = options.prefix ?? 'toolwire:rl:';
   }
 
   async consume(key: string, perMinute: number): Promise<number> {
-    const run = (
-      this.redis as unknown as {
-        toolwireRateLimit(key: string, now: number, limit: number): Promise<number>;
-      }
-    ).toolwireRateLimit;
-    const wait = await run.call(this.redis, this.prefix + key, Date.now(), perMinute);
-    return Number(wait);
+    if (this.redis.status !== 'ready') return this.fallback.consume(key, perMinute);
+    try {
+      const run = (
+        this.redis as unknown as {
+          toolwireRateLimit(key: string, now: number, limit: number): Promise<number>;
+        }
+      ).toolwireRateLimit;
+      return Number(await run.call(this.redis, this.prefix + key, Date.now(), perMinute));
+    } catch (error) {
+      this.lastError = error as Error;
+      return this.fallback.consume(key, perMinute);
+    }
+  }
+
+  /** Resolves once connected (calls before that are counted in memory). */
+  ready(timeoutMs = 5000): Promise<void> {
+    if (this.redis.status === 'ready') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(this.lastError ?? new Error('Redis did not become ready')),
+        timeoutMs,
+      );
+      this.redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
+    else this.redis.disconnect();
   }
 }

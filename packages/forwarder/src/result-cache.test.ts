@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, ResultCache } from './result-cache.js';
+
+describe('canonicalJson', () => {
+  it('gives equal text for equal values whatever the key order', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,{"x":1,"y":2}]},"b":1}',
+    );
+    expect(canonicalJson({ a: undefined, b: 'x' })).toBe('{"b":"x"}');
+  });
+});
+
+describe('ResultCache', () => {
+  it('keys by client scope, tool and canonical arguments, bounded in size', () => {
+    const cache = new ResultCache({ ttlMs: 60_000, maxEntries: 2 });
+    const result = { content: [{ type: 'text', text: 'x' }] };
+    cache.set(ResultCache.key('alice', 'fs__read', { b: 1, a: 2 }), 'fs', result);
+    expect(cache.get(ResultCache.key('alice', 'fs__read', { a: 2, b: 1 }))).toBe(result);
+    expect(cache.get(ResultCache.key('bob', 'fs__read', { a: 2, b: 1 }))).toBeUndefined();
+    cache.set('k2', 'fs', result);
+    cache.set('k3', 'mem', result);
+    expect(cache.size).toBe(2);
+  });
+
+  it('drops only the entries of the upstream whose tools changed', () => {
+    const cache = new ResultCache({ ttlMs: 60_000, maxEntries: 10 });
+    const result = { content: [] };
+    cache.set('a', 'fs', result);
+    cache.set('b', 'fs', result);
+    cache.set('c', 'mem', result);
+    expect(cache.invalidateServer('fs')).toBe(2);
+    expect(cache.get('c')).toBe(result);
+  });
+});
