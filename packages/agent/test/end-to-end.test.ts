@@ -168,6 +168,10 @@ describe.each(['openai', 'anthropic', 'ollama'] as const)('createAgent with %s',
       ['memory__read_graph', false],
     ]);
     expect(results[2]!.error!.category).toBe('invalidArguments');
+    // What `toolwire chat --once --json` prints survives JSON unchanged.
+    expect(JSON.parse(JSON.stringify(result.transcript))).toStrictEqual(
+      structuredClone(result.transcript),
+    );
     expect(results[2]!.error!.message).toContain('/expression');
     const sent = sentResults(provider, fake.requests[1]!);
     expect(sent).toHaveLength(4);
@@ -338,6 +342,9 @@ describe.each(['openai', 'anthropic', 'ollama'] as const)('createAgent with %s',
       expect(selection!.format).toMatchObject({ type: 'object' });
     }
     expect(declaredTools(provider, fake.requests[1]!)).toEqual(['fs__read_text_file']);
+    expect(JSON.parse(JSON.stringify(result.transcript))).toStrictEqual(
+      structuredClone(result.transcript),
+    );
     expect(sentResults(provider, fake.requests[2]!)[0]!.text).toContain('hello from toolwire');
     void interpretation;
   });
