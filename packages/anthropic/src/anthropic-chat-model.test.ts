@@ -762,3 +762,22 @@ describe('AnthropicChatModel cancellation and dropped streams', () => {
     expect((second as Error).message).toMatch(/120 ms/);
   });
 });
+
+describe('AnthropicChatModel early exit', () => {
+  it('aborts the HTTP request when the consumer stops reading', async () => {
+    fake.push({ stallAfter: 6 });
+    const signals: AbortSignal[] = [];
+    const recordingFetch: typeof fetch = (input, init) => {
+      if (init?.signal) signals.push(init.signal);
+      return fetch(input, init);
+    };
+    const streaming = createAnthropic({ apiKey: 'k', baseURL: fake.url, fetch: recordingFetch })(
+      'claude-test-model',
+    );
+    for await (const part of streaming.stream({ messages: ask })) {
+      if (part.type === 'text-delta') break;
+    }
+    expect(signals).toHaveLength(1);
+    expect(signals[0]!.aborted).toBe(true);
+  });
+});

@@ -203,6 +203,8 @@ export class AnthropicChatModel implements ChatModel {
       });
     } finally {
       request.signal?.removeEventListener('abort', onAbort);
+      // Also when the consumer stops early (`break`): the connection must not stay open.
+      controller.abort();
     }
   }
 

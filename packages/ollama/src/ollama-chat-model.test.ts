@@ -548,3 +548,20 @@ describe('OllamaChatModel cancellation and dropped streams', () => {
     expect((second as Error).message).toMatch(/120 ms/);
   });
 });
+
+describe('OllamaChatModel early exit', () => {
+  it('aborts the HTTP request when the consumer stops reading', async () => {
+    fake.push({ stallAfter: 3 });
+    const signals: AbortSignal[] = [];
+    const recordingFetch: typeof fetch = (input, init) => {
+      if (init?.signal) signals.push(init.signal);
+      return fetch(input, init);
+    };
+    const streaming = createOllama({ host: fake.url, fetch: recordingFetch })('llama3.2');
+    for await (const part of streaming.stream({ messages: ask })) {
+      if (part.type === 'text-delta') break;
+    }
+    expect(signals).toHaveLength(1);
+    expect(signals[0]!.aborted).toBe(true);
+  });
+});

@@ -149,6 +149,8 @@ export class OllamaChatModel implements ChatModel {
       });
     } finally {
       request.signal?.removeEventListener('abort', onAbort);
+      // Also when the consumer stops early (`break`): the connection must not stay open.
+      controller.abort();
     }
   }
 
