@@ -25,7 +25,7 @@ export type AnthropicProvider = (
 ) => AnthropicChatModel;
 
 /**
- * Creates the Anthropic provider: `createAnthropic({ apiKey })('claude-sonnet-4-5')` is a
+ * Creates the Anthropic provider: `createAnthropic({ apiKey })('claude-sonnet-4-6')` is a
  * `ChatModel`. The SDK client is created on first use and shared by the provider's models.
  */
 export function createAnthropic(options: AnthropicProviderOptions = {}): AnthropicProvider {
@@ -40,7 +40,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     }));
   return (modelId, settings = {}) => {
     if (typeof modelId !== 'string' || modelId.trim() === '')
-      throw new TypeError('modelId must be a non-empty string, e.g. "claude-sonnet-4-5"');
+      throw new TypeError('modelId must be a non-empty string, e.g. "claude-sonnet-4-6"');
     return new AnthropicChatModel(modelId, {
       client: getClient,
       settings: {
