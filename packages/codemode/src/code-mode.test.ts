@@ -305,6 +305,33 @@ describe('createCodeMode (runtime behaviour)', () => {
     expect(maxInFlight).toBe(3);
   });
 
+  it('never lets a tool be shadowed by a global of the same name', async () => {
+    const parseIntTool = defineTool(
+      {
+        name: 'parseInt',
+        description: 'A tool that happens to share a global name',
+        inputSchema: {
+          type: 'object',
+          properties: { text: { type: 'string' } },
+          required: ['text'],
+        },
+        outputSchema: {
+          type: 'object',
+          properties: { tool: { type: 'boolean' } },
+          required: ['tool'],
+        },
+        execute: () => ({ tool: true }),
+      },
+      { mode: 'lenient' },
+    );
+    const mode = createCodeMode({ source: [parseIntTool], executor });
+    expect(mode.declarations.bindings).toEqual([{ identifier: 'parseInt_', toolName: 'parseInt' }]);
+    const result = await mode.run(
+      `const r = await parseInt_({ text: '42' });\nreturn { r, real: parseInt('42') };`,
+    );
+    expect(result).toMatchObject({ ok: true, value: { r: { tool: true }, real: 42 } });
+  });
+
   it('reports runtime errors at the line the model wrote, TypeScript included', async () => {
     const result = await codeMode({ typecheck: 'off' }).run(
       `interface Box { v: number }\nconst box: Box | null = null as Box | null;\nconst x: number = 1;\nreturn (box as any).v + x;`,

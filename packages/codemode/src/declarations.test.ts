@@ -226,6 +226,25 @@ describe('generateDeclarations', () => {
     expect(text).toContain('entities?: Entity[]');
   });
 
+  it('never names a shared type after a global such as Error or Promise', () => {
+    const error = {
+      type: 'object',
+      properties: { code: { type: 'number' }, text: { type: 'string' } },
+    };
+    const tools = ['a', 'b'].map((name) => ({
+      name,
+      inputSchema: { type: 'object', properties: {} },
+      outputSchema: {
+        type: 'object',
+        properties: { errors: { type: 'array', items: error }, promise: error },
+      },
+    }));
+    const { text } = declare(tools);
+    expect(text).toContain('type Error2 = { code?: number; text?: string };');
+    expect(text).not.toMatch(/type (Error|Promise) =/);
+    expect(check(tools, 'const r = await a();\nreturn r.errors?.[0]?.code;')).toEqual([]);
+  });
+
   it('quotes property names that are not identifiers and escapes literals', () => {
     const { text } = declare([
       {

@@ -14,6 +14,8 @@ describe('toIdentifier', () => {
     expect(toIdentifier('delete')).toBe('delete_');
     expect(toIdentifier('console')).toBe('console_');
     expect(toIdentifier('tools')).toBe('tools_');
+    expect(toIdentifier('parseInt')).toBe('parseInt_');
+    expect(toIdentifier('Map')).toBe('Map_');
     expect(toIdentifier('')).toBe('_');
   });
 });

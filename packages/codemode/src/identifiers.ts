@@ -1,12 +1,22 @@
 /**
- * Words that cannot name a function in the model's script: JavaScript's reserved words, plus the
- * globals the script relies on (shadowing `console` or `JSON` with a tool would break the script).
+ * Words that cannot name a function in the model's script: JavaScript's reserved words, and every
+ * global of the sandbox and of the ES2022 lib the script is checked against. A tool named after a
+ * global would be shadowed by it at run time (`parseInt` would call the real one) or clash with its
+ * declaration when type-checked.
  */
 const reservedNames = new Set([
-  ...'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await async arguments eval undefined NaN Infinity'.split(
+  ...'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await async arguments'.split(
     ' ',
   ),
-  ...'globalThis console JSON Math Object Array String Number Boolean Symbol Promise Error TypeError RangeError SyntaxError Date RegExp Map Set WeakMap WeakSet BigInt Proxy Reflect tools'.split(
+  ...'globalThis undefined NaN Infinity eval isFinite isNaN parseFloat parseInt decodeURI decodeURIComponent encodeURI encodeURIComponent escape unescape Object Function Array Number Boolean String Symbol BigInt Math JSON Date RegExp Promise Proxy Reflect Map Set WeakMap WeakSet WeakRef FinalizationRegistry Error AggregateError EvalError RangeError ReferenceError SyntaxError TypeError URIError InternalError ArrayBuffer SharedArrayBuffer DataView Atomics Int8Array Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float16Array Float32Array Float64Array BigInt64Array BigUint64Array Intl Iterator AsyncIterator WebAssembly console tools print gc queueMicrotask setTimeout clearTimeout setInterval clearInterval structuredClone'.split(
+    ' ',
+  ),
+]);
+
+/** Type names the generated declarations must not redefine: globals and TypeScript's own types. */
+export const reservedTypeNames: ReadonlySet<string> = new Set([
+  ...reservedNames,
+  ...'Record Partial Required Readonly Pick Omit Exclude Extract NonNullable ReturnType Parameters ConstructorParameters InstanceType Awaited ThisType Uppercase Lowercase Capitalize Uncapitalize NoInfer PropertyKey PropertyDescriptor PromiseLike ArrayLike ReadonlyArray ReadonlyMap ReadonlySet Iterable IterableIterator AsyncIterable AsyncIterableIterator Generator AsyncGenerator TemplateStringsArray Object Function unknown never any object string number boolean bigint symbol void null undefined'.split(
     ' ',
   ),
 ]);

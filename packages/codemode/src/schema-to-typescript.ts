@@ -1,5 +1,5 @@
 import { isPlainObject, type JsonSchema } from '@toolwire/schema';
-import { isIdentifier, toTypeName } from './identifiers.js';
+import { isIdentifier, reservedTypeNames, toTypeName } from './identifiers.js';
 
 export interface SchemaToTypeScriptOptions {
   /** Nesting deeper than this becomes `unknown` (default 12). */
@@ -37,6 +37,7 @@ export class SchemaToTypeScript {
 
   constructor(private readonly options: SchemaToTypeScriptOptions = {}) {
     this.maxPropertyDescription = options.maxPropertyDescriptionLength ?? Infinity;
+    for (const name of reservedTypeNames) this.usedTypeNames.add(name);
     this.maxDepth = options.maxDepth ?? 12;
     this.docComments = options.docComments ?? true;
     this.maxEnumMembers = options.maxEnumMembers ?? 64;
