@@ -1,6 +1,7 @@
 import {
   addUsage,
   emptyUsage,
+  generateToolCallId,
   StreamProtocolError,
   type AnyTool,
   type ChatModel,
@@ -8,6 +9,7 @@ import {
   type ChatResponse,
   type ChatWarning,
   type Message,
+  type ToolCall,
   type ToolSpec,
   type Usage,
 } from '@toolwire/schema';
@@ -215,4 +217,38 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
       },
     );
   });
+}
+
+/**
+ * Gives every call an id no other call of the conversation has. Some servers send the same id
+ * twice (or reuse ids across turns); results would then answer the wrong call and providers
+ * reject the transcript. The model's ids are kept wherever they are unique.
+ */
+export function withUniqueIds(
+  context: RunContext,
+  step: AgentStep,
+  calls: readonly ToolCall[],
+  history: readonly Message[],
+): ToolCall[] {
+  const used = new Set(
+    history.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : [])),
+  );
+  return calls.map((call) => {
+    if (!used.has(call.id) && call.id !== '') {
+      used.add(call.id);
+      return call;
+    }
+    const id = generateToolCallId();
+    used.add(id);
+    warn(context, step, {
+      type: 'other',
+      message: `tool call id ${JSON.stringify(call.id)} (${call.name}) was already used; the call got id "${id}"`,
+    });
+    return { ...call, id };
+  });
+}
+
+export function withSystem(context: RunContext, messages: readonly Message[]): Message[] {
+  const system = context.options.system;
+  return system === undefined ? [...messages] : [{ role: 'system', content: system }, ...messages];
 }

@@ -30,10 +30,12 @@ import {
   recordResponse,
   streamModel,
   warn,
+  withSystem,
+  withUniqueIds,
   type RunContext,
 } from './run-context.js';
 import { executePreparedCalls, prepareToolCalls, type PreparedCall } from './run-tool-calls.js';
-import { withSystem, type RunOutcome } from './tool-loop.js';
+import type { RunOutcome } from './tool-loop.js';
 
 export const SELECTION_SYSTEM_PROMPT =
   'You are analyzing user requests to determine which tools would help. Respond with reasoning and selected tool names only.';
@@ -195,7 +197,12 @@ async function callFunctions(
   try {
     const response = await generateModel(context, request);
     recordResponse(context, step, response);
-    const modelCalls = native ? response.toolCalls : parseFunctionCalls(context, step, response);
+    const modelCalls = withUniqueIds(
+      context,
+      step,
+      native ? response.toolCalls : parseFunctionCalls(context, step, response),
+      context.input,
+    );
     step.toolCalls = modelCalls;
     if (modelCalls.length === 0) {
       throw new StageOutputError({

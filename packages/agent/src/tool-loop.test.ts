@@ -346,6 +346,30 @@ describe('createAgent (tool loop)', () => {
     expect(result.messages.at(-1)).toEqual({ role: 'assistant', content: 'Partial answer' });
   });
 
+  it('gives a call whose id was already used a fresh id, so each result answers its own call', async () => {
+    const model = createScriptedModel([
+      {
+        toolCalls: [
+          { id: 'same', name: 'get_weather', arguments: { city: 'Oslo' } },
+          { id: 'same', name: 'get_weather', arguments: { city: 'Rome' } },
+        ],
+      },
+      { toolCalls: [{ id: 'same', name: 'get_weather', arguments: { city: 'Pisa' } }] },
+      { text: 'ok' },
+    ]);
+    const result = await createAgent({ model, tools: [weather] }).run('weather');
+    const ids = result.steps.flatMap((s) => s.toolCalls.map((c) => c.id));
+    expect(ids[0]).toBe('same');
+    expect(new Set(ids).size).toBe(3);
+    expect(result.steps[0]!.toolResults.map((r) => r.toolCallId)).toEqual(ids.slice(0, 2));
+    expect(result.steps[0]!.warnings[0]!.message).toContain(
+      '"same" (get_weather) was already used',
+    );
+    expect(result.steps[1]!.toolResults[0]!.content).toEqual([
+      { type: 'text', text: 'Sunny, 21 C in Pisa' },
+    ]);
+  });
+
   it('sums usage over every step, optional counters included', async () => {
     const model = createScriptedModel([
       {

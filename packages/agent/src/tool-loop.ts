@@ -7,6 +7,8 @@ import {
   recordResponse,
   streamModel,
   warn,
+  withSystem,
+  withUniqueIds,
   type RunContext,
 } from './run-context.js';
 import { executePreparedCalls, prepareToolCalls } from './run-tool-calls.js';
@@ -15,11 +17,6 @@ export interface RunOutcome {
   text: string;
   finishReason: AgentFinishReason;
   messages: Message[];
-}
-
-export function withSystem(context: RunContext, messages: readonly Message[]): Message[] {
-  const system = context.options.system;
-  return system === undefined ? [...messages] : [{ role: 'system', content: system }, ...messages];
 }
 
 /**
@@ -57,11 +54,12 @@ export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
       finishStep(context, step);
       return { text: response.text, finishReason: response.finishReason, messages: conversation };
     }
-    assistant.toolCalls = response.toolCalls;
+    const modelCalls = withUniqueIds(context, step, response.toolCalls, conversation);
+    assistant.toolCalls = modelCalls;
     conversation.push(assistant);
-    const prepared = await prepareToolCalls(context, step, response.toolCalls, {
+    const prepared = await prepareToolCalls(context, step, modelCalls, {
       outputTruncated: response.finishReason === 'length',
-      messages: conversation,
+      messages: [...conversation],
     });
     // Repaired calls replace the model's, so each result answers the call next to it.
     const calls = prepared.map((entry) => entry.call);
