@@ -126,8 +126,8 @@ export function roundMs(ms: number): number {
 }
 
 /**
- * Streams one model call: forwards text, reasoning and completed tool calls as events (text only
- * when `emitText`), and returns the final response. Abort is honoured even when an adapter does
+ * Streams one model call: forwards text and reasoning as events (when `emitText`) and returns
+ * the final response. Tool calls are emitted by the caller once their ids are settled. Abort is honoured even when an adapter does
  * not react to the signal: the iteration is raced against it.
  */
 export async function streamModel(
@@ -152,9 +152,6 @@ export async function streamModel(
         case 'reasoning-delta':
           if (emitText)
             context.emit({ type: 'reasoning-delta', step: step.index, delta: part.delta });
-          break;
-        case 'tool-call':
-          context.emit({ type: 'tool-call', step: step.index, toolCall: part.toolCall });
           break;
         case 'warning':
           warn(context, step, part.warning);

@@ -2,7 +2,7 @@ import { CancelledError, defineTool, RateLimitError, type ToolMessage } from '@t
 import { describe, expect, it } from 'vitest';
 import { createScriptedModel } from '../test/scripted-chat-model.js';
 import { calculate, deleteTool, failing, slowTool, weather } from '../test/test-tools.js';
-import { createAgent, type AgentEvent } from './index.js';
+import { createAgent, type AgentEvent, type AgentResult } from './index.js';
 
 function toolMessage(messages: readonly unknown[], index: number): ToolMessage {
   return messages[index] as ToolMessage;
@@ -357,8 +357,19 @@ describe('createAgent (tool loop)', () => {
       { toolCalls: [{ id: 'same', name: 'get_weather', arguments: { city: 'Pisa' } }] },
       { text: 'ok' },
     ]);
-    const result = await createAgent({ model, tools: [weather] }).run('weather');
+    const called: string[] = [];
+    const answered: string[] = [];
+    let result: AgentResult | undefined;
+    for await (const event of createAgent({ model, tools: [weather] }).stream('weather')) {
+      if (event.type === 'tool-call') called.push(event.toolCall.id);
+      if (event.type === 'tool-result') answered.push(event.result.toolCallId);
+      if (event.type === 'finish') result = event.result;
+    }
+    if (!result) throw new Error('no finish event');
     const ids = result.steps.flatMap((s) => s.toolCalls.map((c) => c.id));
+    // The events carry the settled ids, so a UI can pair each call with its result.
+    expect(called).toEqual(ids);
+    expect([...answered].sort()).toEqual([...ids].sort());
     expect(ids[0]).toBe('same');
     expect(new Set(ids).size).toBe(3);
     expect(result.steps[0]!.toolResults.map((r) => r.toolCallId)).toEqual(ids.slice(0, 2));

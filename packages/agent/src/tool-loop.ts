@@ -57,6 +57,8 @@ export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
     const modelCalls = withUniqueIds(context, step, response.toolCalls, conversation);
     assistant.toolCalls = modelCalls;
     conversation.push(assistant);
+    for (const toolCall of modelCalls)
+      context.emit({ type: 'tool-call', step: step.index, toolCall });
     const prepared = await prepareToolCalls(context, step, modelCalls, {
       outputTruncated: response.finishReason === 'length',
       messages: [...conversation],
