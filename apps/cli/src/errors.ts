@@ -33,12 +33,15 @@ const USAGE_CODES = new Set([
   'tool_arguments_malformed',
   'tool_arguments_invalid',
   'invalid_tool_definition',
+  // A provider that refuses the key or does not know the model: fix the flags or the config.
   'authentication',
+  'permission_denied',
+  'not_found',
   'provider_not_configured',
   'feature_unavailable',
-  // Code mode: the script does not compile or does not type-check.
-  'script_syntax',
-  'script_type',
+  // Code mode: the script cannot be run as given (type errors, syntax, too large), bad limits.
+  'script_input',
+  'invalid_run_options',
 ]);
 
 export function exitCodeFor(error: unknown): number {

@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import ora, { type Ora } from 'ora';
 import pc from 'picocolors';
 
 export type Colors = ReturnType<typeof pc.createColors>;
@@ -68,4 +69,20 @@ export function oneLine(text: string | undefined, max: number): string {
 /** Pretty JSON for people and machines alike (stable two-space indentation). */
 export function formatJson(value: unknown): string {
   return JSON.stringify(value, null, 2);
+}
+
+/**
+ * A spinner on `stream`, animated only when it is a terminal (nothing is printed otherwise).
+ * While it spins, typed keys are swallowed and Ctrl-C is turned back into a real SIGINT, so the
+ * command's own SIGINT handling (cancel the turn, or the default exit) applies.
+ */
+export function createSpinner(
+  stream: NodeJS.WritableStream & { isTTY?: boolean },
+  colors: Colors,
+): Ora {
+  return ora({
+    stream: stream as NodeJS.WriteStream,
+    color: colors.isColorSupported ? 'cyan' : false,
+    discardStdin: true,
+  });
 }

@@ -1,18 +1,14 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CliContext, GlobalOptions } from './context.js';
-import { resolveConfig } from './config.js';
-import { describeError, EXIT_OK, EXIT_USAGE, exitCodeFor } from './errors.js';
-import { withRegistry } from './registry.js';
-import {
-  callToolCommand,
-  parseArgsFlag,
-  printToolList,
-  toolListDocument,
-} from './commands/tools.js';
-import { formatJson } from './output.js';
-import { writeLine } from './context.js';
+import type { ChatFlags } from './commands/chat.js';
+import type { CodeRunFlags } from './commands/code.js';
+import { resolveConfig, type ResolvedConfig } from './config.js';
+import { describeError, EXIT_OK, EXIT_USAGE, exitCodeFor, UsageError } from './errors.js';
 
 export const VERSION = '0.1.0';
+
+const PROVIDER_NAMES = ['openai', 'anthropic', 'ollama', 'xai'] as const;
+const CHAT_MODES = ['direct', 'code', 'gateway', 'staged'] as const;
 
 /** Positive integer flag values (`--timeout-ms 500`); anything else is a usage error. */
 export function positiveInteger(value: string): number {
@@ -22,11 +18,17 @@ export function positiveInteger(value: string): number {
   return Number(value);
 }
 
+/** Whole numbers from 0 (`--max-tool-calls 0` forbids tool calls). */
+export function nonNegativeInteger(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number (0 or more).');
+  return Number(value);
+}
+
 function globals(command: Command): GlobalOptions {
   return command.optsWithGlobals<GlobalOptions>();
 }
 
-function loadFor(ctx: CliContext, command: Command) {
+function loadFor(ctx: CliContext, command: Command): ResolvedConfig {
   const options = globals(command);
   return resolveConfig({
     ...(options.config !== undefined ? { configFile: options.config } : {}),
@@ -35,6 +37,10 @@ function loadFor(ctx: CliContext, command: Command) {
   });
 }
 
+/**
+ * The command tree. Each action loads its module on demand, so `--help` or `tools list` does not
+ * pay for the TypeScript checker or the provider SDKs.
+ */
 export function createProgram(ctx: CliContext): Command {
   const program = new Command('toolwire')
     .description(
@@ -66,10 +72,8 @@ export function createProgram(ctx: CliContext): Command {
     .action(async (_options: unknown, command: Command) => {
       const { json } = globals(command);
       const { config } = loadFor(ctx, command);
-      await withRegistry(ctx, config, async (registry) => {
-        if (json) writeLine(ctx.stdout, formatJson(toolListDocument(registry)));
-        else printToolList(ctx, registry);
-      });
+      const { toolsListCommand } = await import('./commands/tools.js');
+      await toolsListCommand(ctx, config, json === true);
     });
 
   tools
@@ -79,10 +83,71 @@ export function createProgram(ctx: CliContext): Command {
     .option('--args <json>', 'the arguments as a JSON object', '{}')
     .action(async (name: string, options: { args?: string }, command: Command) => {
       const { json } = globals(command);
+      const { parseArgsFlag, toolsCallCommand } = await import('./commands/tools.js');
       const args = parseArgsFlag(options.args);
       const { config } = loadFor(ctx, command);
-      await withRegistry(ctx, config, (registry) =>
-        callToolCommand(ctx, registry, name, args, json === true),
+      await toolsCallCommand(ctx, config, name, args, json === true);
+    });
+
+  const code = program
+    .command('code')
+    .description('code mode: the TypeScript API the model sees, and running scripts against it');
+
+  code
+    .command('types')
+    .description('print the TypeScript declarations code mode gives the model')
+    .action(async (_options: unknown, command: Command) => {
+      const { json } = globals(command);
+      const { config } = loadFor(ctx, command);
+      const { codeTypesCommand } = await import('./commands/code.js');
+      await codeTypesCommand(ctx, config, json === true);
+    });
+
+  code
+    .command('run')
+    .description('run a TypeScript function body in the sandbox against the configured tools')
+    .argument('<file>', 'the script (a .ts file), or - for standard input')
+    .option('--timeout-ms <ms>', 'wall-time limit of the run', positiveInteger)
+    .option('--memory-mb <mb>', 'heap limit of the sandbox', positiveInteger)
+    .option('--max-output-kb <kb>', 'console output and returned value kept', positiveInteger)
+    .option('--max-tool-calls <n>', 'tool calls the script may make', nonNegativeInteger)
+    .addOption(
+      new Option('--typecheck <mode>', 'type-check before running')
+        .choices(['off', 'warn', 'error'])
+        .default('error'),
+    )
+    .action(async (file: string, options: CodeRunFlags, command: Command) => {
+      const { json } = globals(command);
+      const { readScript, codeRunCommand } = await import('./commands/code.js');
+      const script = await readScript(ctx, file);
+      const { config } = loadFor(ctx, command);
+      await codeRunCommand(ctx, config, script, options, json === true);
+    });
+
+  program
+    .command('chat')
+    .description('chat with a model that can use the configured tools')
+    .addOption(new Option('--provider <name>', 'the model provider').choices(PROVIDER_NAMES))
+    .option('--model <id>', "the model (default: the config's chat.model, else per provider)")
+    .option('--base-url <url>', "the provider's API address (OpenAI-compatible: its /v1 URL)")
+    .option('--api-key <key>', "the API key (default: the provider's usual environment variable)")
+    .addOption(new Option('--mode <mode>', 'how the model gets the tools').choices(CHAT_MODES))
+    .option('--once <prompt>', 'answer one prompt, print the answer and exit')
+    .action(async (options: ChatFlags, command: Command) => {
+      const { json } = globals(command);
+      const { config } = loadFor(ctx, command);
+      const { chatCommand } = await import('./commands/chat.js');
+      await chatCommand(ctx, config, options, json === true);
+    });
+
+  program
+    .command('serve')
+    .description('run the gateway server (same as toolwire-server)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on', positiveInteger, 8787)
+    .action(() => {
+      throw new UsageError(
+        'toolwire serve: the gateway (toolwire-server, @toolwire/server) is not available in this build',
       );
     });
 

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { spinner } from '@clack/prompts';
 import { createRegistry, type Logger, type Registry, type ToolwireConfig } from '@toolwire/mcp';
 import type { CliContext } from './context.js';
 import { toolwireCacheDir } from './default-config.js';
+import { createSpinner } from './output.js';
 
 /** Warnings from the registry go to stderr, one line each; debug lines only with TOOLWIRE_DEBUG. */
 export function cliLogger(ctx: CliContext): Logger {
@@ -47,17 +47,18 @@ async function startWithProgress(
     await registry.start();
     return;
   }
-  const progress = spinner({ output: ctx.stderr, withGuide: false, delay: 80 });
-  progress.start(`Connecting to ${serverCount} MCP server${serverCount === 1 ? '' : 's'}`);
+  const progress = createSpinner(ctx.stderr, ctx.err).start(
+    `Connecting to ${serverCount} MCP server${serverCount === 1 ? '' : 's'}`,
+  );
   const timer = setInterval(() => {
     const servers = registry.servers();
     const ready = servers.filter((server) => server.status !== 'connecting').length;
-    progress.message(`Connecting to MCP servers (${ready}/${servers.length} ready)`);
+    progress.text = `Connecting to MCP servers (${ready}/${servers.length} ready)`;
   }, 150);
   try {
     await registry.start();
   } finally {
     clearInterval(timer);
-    progress.clear();
+    progress.stop();
   }
 }

@@ -260,11 +260,19 @@ describe('toolwire usage errors', () => {
   it('prints help and the version with exit 0', async () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['tools']) {
+    for (const command of ['tools', 'code', 'chat', 'serve']) {
       expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
     const version = await run(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
+
+describe('toolwire serve', () => {
+  it('says in one line that the gateway is not part of this build (exit 2)', async () => {
+    const result = await run(['serve', '--port', '8899']);
+    expect(result.code).toBe(2);
+    expect(expectOneLineError(result.stderr)).toContain('not available in this build');
   });
 });

@@ -1,9 +1,16 @@
-import { toToolResult, type Registry, type RegistryTool, type ServerInfo } from '@toolwire/mcp';
+import {
+  toToolResult,
+  type Registry,
+  type RegistryTool,
+  type ServerInfo,
+  type ToolwireConfig,
+} from '@toolwire/mcp';
 import { isPlainObject, toolResultText } from '@toolwire/schema';
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
 import { CommandFailedError, UsageError } from '../errors.js';
 import { formatJson, oneLine, renderTable, type Colors } from '../output.js';
+import { withRegistry } from '../registry.js';
 
 type CallToolResult = Awaited<ReturnType<Registry['callTool']>>;
 type SpecServerStatus = 'ok' | 'stale' | 'down' | 'disabled';
@@ -144,4 +151,27 @@ function resultForPeople(
     pieces.push(formatJson(result.structuredContent));
   }
   return pieces.join('\n');
+}
+
+/** `toolwire tools list`. */
+export async function toolsListCommand(
+  ctx: CliContext,
+  config: ToolwireConfig,
+  json: boolean,
+): Promise<void> {
+  await withRegistry(ctx, config, async (registry) => {
+    if (json) writeLine(ctx.stdout, formatJson(toolListDocument(registry)));
+    else printToolList(ctx, registry);
+  });
+}
+
+/** `toolwire tools call NAME --args JSON`. */
+export async function toolsCallCommand(
+  ctx: CliContext,
+  config: ToolwireConfig,
+  name: string,
+  args: Record<string, unknown>,
+  json: boolean,
+): Promise<void> {
+  await withRegistry(ctx, config, (registry) => callToolCommand(ctx, registry, name, args, json));
 }

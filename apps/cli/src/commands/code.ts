@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import {
+  createCodeMode,
+  formatDiagnostics,
+  runCode,
+  type CodeRunResult,
+  type TypecheckMode,
+} from '@toolwire/codemode';
+import type { Registry, ToolwireConfig } from '@toolwire/mcp';
+import { ToolwireError } from '@toolwire/schema';
+import type { CliContext } from '../context.js';
+import { writeLine } from '../context.js';
+import { UsageError } from '../errors.js';
+import { formatJson } from '../output.js';
+import { withRegistry } from '../registry.js';
+
+export interface CodeRunFlags {
+  timeoutMs?: number;
+  memoryMb?: number;
+  maxOutputKb?: number;
+  maxToolCalls?: number;
+  typecheck: TypecheckMode;
+}
+
+/** The declarations code mode gives the model for the configured tools. */
+export async function printCodeTypes(
+  ctx: CliContext,
+  registry: Registry,
+  json: boolean,
+): Promise<void> {
+  const codeMode = createCodeMode({ source: registry });
+  try {
+    const { declarations } = codeMode;
+    if (json) {
+      writeLine(
+        ctx.stdout,
+        formatJson({
+          declarations: declarations.text,
+          functions: declarations.bindings.map((binding) => ({
+            identifier: binding.identifier,
+            tool: binding.toolName,
+          })),
+        }),
+      );
+    } else {
+      ctx.stdout.write(
+        declarations.text.endsWith('\n') ? declarations.text : `${declarations.text}\n`,
+      );
+    }
+  } finally {
+    await codeMode.close();
+  }
+}
+
+/** Reads FILE, or standard input for `-`. A missing file is a usage error. */
+export async function readScript(ctx: CliContext, file: string): Promise<string> {
+  if (file === '-') return readAll(ctx.stdin);
+  try {
+    return readFileSync(resolve(ctx.cwd, file), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`,
+    );
+  }
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream)
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Errors that mean the script could not be run as given (exit 2); the rest failed while running (exit 1). */
+const INPUT_ERROR_KINDS = new Set(['typecheck', 'syntax', 'source-too-large']);
+
+/** A failed run, carrying the exit code its kind deserves. */
+export class ScriptFailedError extends ToolwireError {
+  constructor(
+    message: string,
+    readonly inputError: boolean,
+  ) {
+    super(inputError ? 'script_input' : 'script_failed', { message });
+    this.name = 'ScriptFailedError';
+  }
+}
+
+export async function runCodeCommand(
+  ctx: CliContext,
+  registry: Registry,
+  code: string,
+  flags: CodeRunFlags,
+  json: boolean,
+): Promise<void> {
+  const controller = new AbortController();
+  const onInterrupt = () => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', onInterrupt);
+  let result: CodeRunResult;
+  try {
+    result = await runCode(code, {
+      source: registry,
+      typecheck: flags.typecheck,
+      signal: controller.signal,
+      limits: {
+        ...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}),
+        ...(flags.memoryMb !== undefined ? { memoryBytes: flags.memoryMb * 1024 * 1024 } : {}),
+        ...(flags.maxOutputKb !== undefined
+          ? { maxLogBytes: flags.maxOutputKb * 1024, maxResultBytes: flags.maxOutputKb * 1024 }
+          : {}),
+        ...(flags.maxToolCalls !== undefined ? { maxToolCalls: flags.maxToolCalls } : {}),
+      },
+    });
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
+
+  if (json) {
+    writeLine(ctx.stdout, formatJson(result));
+  } else {
+    printRunForPeople(ctx, result);
+  }
+  if (!result.ok) {
+    const error = result.error;
+    const kind = error?.kind ?? 'runtime';
+    const where =
+      error?.line !== undefined && !/\bline \d/.test(error.message)
+        ? ` (line ${error.line}, column ${error.column ?? 0})`
+        : '';
+    const message =
+      kind === 'typecheck'
+        ? `the script has type errors and was not run: ${formatDiagnostics(result.diagnostics).split('\n').join('; ')}`
+        : `script failed (${kind})${where}: ${error?.message ?? 'no message'}`;
+    throw new ScriptFailedError(message, INPUT_ERROR_KINDS.has(kind));
+  }
+}
+
+function printRunForPeople(ctx: CliContext, result: CodeRunResult): void {
+  // With --typecheck warn the code ran despite these; with error they are in the failure line.
+  if (result.error?.kind !== 'typecheck' && result.diagnostics.length > 0) {
+    for (const line of formatDiagnostics(result.diagnostics).split('\n')) {
+      ctx.stderr.write(`${ctx.err.yellow('warning:')} ${line}\n`);
+    }
+  }
+  for (const log of result.logs) {
+    const prefix =
+      log.level === 'log' || log.level === 'info' ? '' : ctx.out.yellow(`[${log.level}] `);
+    writeLine(ctx.stdout, `${prefix}${log.message}`);
+  }
+  if (result.logsTruncated) {
+    ctx.stderr.write(
+      `${ctx.err.yellow('warning:')} console output was cut at the --max-output-kb limit\n`,
+    );
+  }
+  if (result.ok && result.value !== undefined) {
+    writeLine(
+      ctx.stdout,
+      typeof result.value === 'string' ? result.value : formatJson(result.value),
+    );
+  }
+}
+
+/** `toolwire code types`. */
+export async function codeTypesCommand(
+  ctx: CliContext,
+  config: ToolwireConfig,
+  json: boolean,
+): Promise<void> {
+  await withRegistry(ctx, config, (registry) => printCodeTypes(ctx, registry, json));
+}
+
+/** `toolwire code run FILE`. */
+export async function codeRunCommand(
+  ctx: CliContext,
+  config: ToolwireConfig,
+  script: string,
+  flags: CodeRunFlags,
+  json: boolean,
+): Promise<void> {
+  await withRegistry(ctx, config, (registry) => runCodeCommand(ctx, registry, script, flags, json));
+}

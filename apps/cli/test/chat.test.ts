@@ -1,0 +1,393 @@
+import { writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import {
+  startFakeProvider,
+  type FakeProvider,
+  type FakeProviderKind,
+} from '@toolwire/testing/providers';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSandbox, runToolwire, type Sandbox } from './helpers.js';
+
+let sandbox: Sandbox;
+let fake: FakeProvider | undefined;
+beforeEach(() => {
+  sandbox = createSandbox();
+});
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+  sandbox.cleanup();
+});
+
+const run = (args: string[], env: Record<string, string> = {}) =>
+  runToolwire(args, { env: { ...sandbox.env, ...env } });
+
+/** `--config` for the native tools only: no MCP server to start, so the test stays quick. */
+function nativeOnly(): string[] {
+  const file = join(sandbox.home, 'native.json');
+  writeFileSync(file, JSON.stringify({ nativeTools: ['hash', 'time', 'calculate'] }));
+  return ['--config', file];
+}
+
+function expectOneLineError(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(stderr).not.toMatch(/\n\s+at /);
+  return lines[0]!;
+}
+
+/** A model that calls `calculate` once, then answers with what the tool said. */
+const TOOL_THEN_ANSWER = [
+  {
+    toolCalls: [{ name: 'calculate', arguments: { expression: '6*7' } }],
+    usage: { inputTokens: 50, outputTokens: 10 },
+  },
+  { text: 'Six times seven is 42.', usage: { inputTokens: 80, outputTokens: 8 } },
+];
+
+/** The base URL the CLI is given for a fake server of each wire format. */
+function baseUrlFor(kind: FakeProviderKind, server: FakeProvider): string {
+  return kind === 'openai' ? `${server.url}/v1` : server.url;
+}
+
+const CASES: Array<{
+  provider: 'openai' | 'anthropic' | 'ollama' | 'xai';
+  wire: FakeProviderKind;
+}> = [
+  { provider: 'openai', wire: 'openai' },
+  { provider: 'anthropic', wire: 'anthropic' },
+  { provider: 'ollama', wire: 'ollama' },
+  { provider: 'xai', wire: 'openai' },
+];
+
+/** Text of every message in a recorded request body, whatever the wire format. */
+function bodyText(body: unknown): string {
+  return JSON.stringify(body);
+}
+
+describe('toolwire chat --once', () => {
+  for (const { provider, wire } of CASES) {
+    it(`answers through ${provider}, running the tool the model calls`, async () => {
+      fake = await startFakeProvider({ provider: wire, turns: TOOL_THEN_ANSWER });
+      const result = await run([
+        ...nativeOnly(),
+        'chat',
+        '--provider',
+        provider,
+        '--model',
+        'test-model',
+        '--base-url',
+        baseUrlFor(wire, fake),
+        '--api-key',
+        'test-key',
+        '--once',
+        'What is 6*7?',
+      ]);
+      expect(result.stderr).toMatch(/✓ calculate\s+\d+ ms/);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe('Six times seven is 42.\n');
+      expect(fake.requests).toHaveLength(2);
+      const first = bodyText(fake.requests[0]!.body);
+      expect(first).toContain('What is 6*7?');
+      expect(first).toContain('test-model');
+      for (const name of ['calculate', 'hash', 'time']) expect(first).toContain(name);
+      // The tool's result went back to the model.
+      expect(bodyText(fake.requests[1]!.body)).toContain('42');
+    });
+  }
+
+  it("offers the embedded default tools: native ones and both MCP servers'", async () => {
+    fake = await startFakeProvider({ provider: 'openai', turns: [{ text: 'ok' }] });
+    const result = await run([
+      'chat',
+      '--provider',
+      'openai',
+      '--model',
+      'm',
+      '--base-url',
+      `${fake.url}/v1`,
+      '--api-key',
+      'k',
+      '--once',
+      'hi',
+    ]);
+    expect(result.code).toBe(0);
+    const tools: string[] = fake.requests[0]!.body.tools.map(
+      (tool: { function: { name: string } }) => tool.function.name,
+    );
+    for (const name of ['calculate', 'hash', 'time', 'fs__read_text_file', 'memory__read_graph']) {
+      expect(tools).toContain(name);
+    }
+  });
+
+  it('prints the transcript of every step with --json', async () => {
+    fake = await startFakeProvider({ provider: 'openai', turns: TOOL_THEN_ANSWER });
+    const result = await run([
+      ...nativeOnly(),
+      '--json',
+      'chat',
+      '--provider',
+      'openai',
+      '--model',
+      'm',
+      '--base-url',
+      `${fake.url}/v1`,
+      '--api-key',
+      'k',
+      '--once',
+      'What is 6*7?',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const transcript = JSON.parse(result.stdout) as {
+      mode: string;
+      text: string;
+      steps: Array<{
+        toolCalls?: Array<{ name: string }>;
+        toolResults?: Array<{ toolName: string; isError: boolean; content: unknown }>;
+      }>;
+      usage: { inputTokens: number; outputTokens: number };
+    };
+    expect(transcript.mode).toBe('direct');
+    expect(transcript.text).toBe('Six times seven is 42.');
+    expect(transcript.steps).toHaveLength(2);
+    expect(transcript.steps[0]!.toolCalls?.map((call) => call.name)).toEqual(['calculate']);
+    expect(transcript.steps[0]!.toolResults?.[0]).toMatchObject({
+      toolName: 'calculate',
+      isError: false,
+    });
+    expect(JSON.stringify(transcript.steps[0]!.toolResults)).toContain('42');
+    expect(transcript.usage).toMatchObject({ inputTokens: 130, outputTokens: 18 });
+  });
+
+  it('takes the provider from OPENAI_API_KEY / OPENAI_BASE_URL', async () => {
+    fake = await startFakeProvider({ provider: 'openai', turns: [{ text: 'hello from env' }] });
+    const result = await run([...nativeOnly(), 'chat', '--once', 'hi', '--model', 'm'], {
+      OPENAI_API_KEY: 'sk-from-env',
+      OPENAI_BASE_URL: `${fake.url}/v1`,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('hello from env\n');
+    expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-from-env');
+  });
+
+  it('takes the provider from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL', async () => {
+    fake = await startFakeProvider({
+      provider: 'anthropic',
+      turns: [{ text: 'hello from claude' }],
+    });
+    const result = await run([...nativeOnly(), 'chat', '--once', 'hi'], {
+      ANTHROPIC_API_KEY: 'ak-from-env',
+      ANTHROPIC_BASE_URL: fake.url,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('hello from claude\n');
+    const headers = fake.requests[0]!.headers;
+    expect([headers['x-api-key'], headers.authorization]).toContain(
+      headers['x-api-key'] === undefined ? 'Bearer ak-from-env' : 'ak-from-env',
+    );
+    expect(fake.lastBody().model).toBe('claude-sonnet-4-6');
+  });
+
+  it('takes Ollama from OLLAMA_HOST', async () => {
+    fake = await startFakeProvider({ provider: 'ollama', turns: [{ text: 'hello from llama' }] });
+    const result = await run(['chat', '--once', 'hi', '--model', 'llama3.2'], {
+      OLLAMA_HOST: fake.url,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('hello from llama\n');
+    expect(fake.requests[0]!.path).toBe('/api/chat');
+  });
+
+  it("uses the config file's chat section, with ${VAR} expansion", async () => {
+    fake = await startFakeProvider({ provider: 'openai', turns: [{ text: 'configured' }] });
+    writeFileSync(
+      join(sandbox.home, 'toolwire.config.json'),
+      JSON.stringify({
+        nativeTools: ['calculate'],
+        chat: {
+          provider: 'openai',
+          baseUrl: `${fake.url}/v1`,
+          apiKey: '${MY_KEY}',
+          model: 'cfg-model',
+        },
+      }),
+    );
+    const result = await run(['chat', '--once', 'hi'], { MY_KEY: 'secret-1' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('configured\n');
+    expect(fake.requests[0]!.headers.authorization).toBe('Bearer secret-1');
+    expect(fake.lastBody().model).toBe('cfg-model');
+    const tools = fake.requests[0]!.body.tools as Array<{ function: { name: string } }>;
+    expect(tools.map((tool) => tool.function.name)).toEqual(['calculate']);
+  });
+
+  it('gives the model execute_code with --mode code and runs the code it writes', async () => {
+    fake = await startFakeProvider({
+      provider: 'openai',
+      turns: [
+        {
+          toolCalls: [
+            {
+              name: 'execute_code',
+              arguments: {
+                code: 'const a = await calculate({ expression: "6*7" });\nreturn a.result;',
+              },
+            },
+          ],
+        },
+        { text: 'The code says 42.' },
+      ],
+    });
+    const result = await run([
+      ...nativeOnly(),
+      'chat',
+      '--mode',
+      'code',
+      '--provider',
+      'openai',
+      '--model',
+      'm',
+      '--base-url',
+      `${fake.url}/v1`,
+      '--api-key',
+      'k',
+      '--once',
+      'compute',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('The code says 42.\n');
+    const tools = fake.requests[0]!.body.tools.map(
+      (tool: { function: { name: string } }) => tool.function.name,
+    );
+    expect(tools).toEqual(['execute_code']);
+    expect(fake.requests[0]!.body.tools[0].function.description).toContain(
+      'declare function calculate',
+    );
+    expect(bodyText(fake.requests[1]!.body)).toContain('42');
+  });
+
+  it('offers one tool per server with --mode gateway', async () => {
+    fake = await startFakeProvider({ provider: 'openai', turns: [{ text: 'ok' }] });
+    const result = await run([
+      'chat',
+      '--mode',
+      'gateway',
+      '--provider',
+      'openai',
+      '--model',
+      'm',
+      '--base-url',
+      `${fake.url}/v1`,
+      '--api-key',
+      'k',
+      '--once',
+      'hi',
+    ]);
+    expect(result.code).toBe(0);
+    const tools: string[] = fake.requests[0]!.body.tools.map(
+      (tool: { function: { name: string } }) => tool.function.name,
+    );
+    expect(tools).not.toContain('fs__read_text_file');
+    expect(tools.length).toBeLessThan(10);
+  });
+});
+
+describe('toolwire chat errors', () => {
+  it('says exactly what to configure when no provider is given and no Ollama answers', async (context) => {
+    if (await portOpen(11434)) context.skip('an Ollama answers on 127.0.0.1:11434 on this machine');
+    const env = { ...sandbox.env };
+    delete (env as Record<string, string | undefined>).OLLAMA_HOST;
+    const result = await runToolwire(['chat', '--once', 'hi'], { env });
+    expect(result.code).toBe(2);
+    const line = expectOneLineError(result.stderr);
+    for (const hint of [
+      'OPENAI_API_KEY',
+      'ANTHROPIC_API_KEY',
+      'XAI_API_KEY',
+      'OLLAMA_HOST',
+      '--provider',
+      '127.0.0.1:11434',
+    ]) {
+      expect(line).toContain(hint);
+    }
+  });
+
+  it('reports an unreachable provider in one line with exit 1', async () => {
+    const result = await run([
+      ...nativeOnly(),
+      'chat',
+      '--provider',
+      'openai',
+      '--model',
+      'm',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--api-key',
+      'k',
+      '--once',
+      'hi',
+    ]);
+    expect(result.code).toBe(1);
+    expect(expectOneLineError(result.stderr)).toMatch(
+      /cannot reach openai at http:\/\/127\.0\.0\.1:9\/v1/,
+    );
+  });
+
+  it('reports a rejected API key with exit 2', async () => {
+    fake = await startFakeProvider({ provider: 'anthropic', turns: [{ error: { status: 401 } }] });
+    const result = await run([
+      ...nativeOnly(),
+      'chat',
+      '--provider',
+      'anthropic',
+      '--model',
+      'claude-sonnet-4-6',
+      '--base-url',
+      fake.url,
+      '--api-key',
+      'wrong',
+      '--once',
+      'hi',
+    ]);
+    expect(result.code).toBe(2);
+    expect(expectOneLineError(result.stderr)).toContain(`anthropic at ${fake.url}`);
+  });
+
+  it('needs an API key for the hosted providers', async () => {
+    const result = await run(['chat', '--provider', 'xai', '--once', 'hi']);
+    expect(result.code).toBe(2);
+    expect(expectOneLineError(result.stderr)).toContain('XAI_API_KEY');
+  });
+
+  it('rejects bad flag combinations and values with exit 2', async () => {
+    const provider = await run(['chat', '--provider', 'acme', '--once', 'hi']);
+    expect(provider.code).toBe(2);
+    expect(expectOneLineError(provider.stderr)).toContain('openai, anthropic, ollama, xai');
+    const mode = await run(['chat', '--mode', 'fast', '--once', 'hi']);
+    expect(mode.code).toBe(2);
+    const json = await run(['chat', '--json', '--provider', 'ollama', '--model', 'x']);
+    expect(json.code).toBe(2);
+    expect(expectOneLineError(json.stderr)).toContain('--json needs --once');
+    const empty = await run(['chat', '--once', '  ']);
+    expect(empty.code).toBe(2);
+  });
+
+  it('refuses the interactive mode without a terminal', async () => {
+    const result = await run(['chat', '--provider', 'ollama', '--model', 'x']);
+    expect(result.code).toBe(2);
+    expect(expectOneLineError(result.stderr)).toContain('--once');
+  });
+});
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

@@ -1,0 +1,191 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSandbox, runToolwire, type Sandbox } from './helpers.js';
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = createSandbox();
+});
+afterEach(() => sandbox.cleanup());
+
+const run = (args: string[], input?: string) =>
+  runToolwire(args, { env: sandbox.env, ...(input !== undefined ? { input } : {}) });
+
+/** `--config` for the native tools only: no MCP server to start. */
+function nativeOnly(): string[] {
+  const file = join(sandbox.home, 'native.json');
+  writeFileSync(file, JSON.stringify({ nativeTools: ['hash', 'time', 'calculate'] }));
+  return ['--config', file];
+}
+
+function script(name: string, text: string): string {
+  const file = join(sandbox.home, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+function expectOneLineError(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(stderr).not.toMatch(/\n\s+at /);
+  return lines[0]!;
+}
+
+describe('toolwire code types', () => {
+  it('prints a declaration for every configured tool, MCP servers included', async () => {
+    const result = await run(['code', 'types']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('declare function calculate(input: {');
+    expect(result.stdout).toContain('declare function fs__read_text_file(');
+    expect(result.stdout).toContain('declare function memory__read_graph(');
+  });
+
+  it('prints the declarations and the function-to-tool map with --json', async () => {
+    const result = await run([...nativeOnly(), 'code', 'types', '--json']);
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout) as {
+      declarations: string;
+      functions: Array<{ identifier: string; tool: string }>;
+    };
+    expect(body.declarations).toContain('declare function hash(');
+    expect(body.functions).toEqual([
+      { identifier: 'hash', tool: 'hash' },
+      { identifier: 'time', tool: 'time' },
+      { identifier: 'calculate', tool: 'calculate' },
+    ]);
+  });
+});
+
+describe('toolwire code run', () => {
+  it('runs a script against the tools and prints console output and the returned value', async () => {
+    const file = script(
+      'sum.ts',
+      [
+        'const a = await calculate({ expression: "6*7" });',
+        'const h = await hash({ data: "abc", algorithm: "md5" });',
+        'console.log("computed", a.result);',
+        'return { answer: a.result, md5: h.result };',
+      ].join('\n'),
+    );
+    const result = await run([...nativeOnly(), 'code', 'run', file]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      `computed 42\n${JSON.stringify({ answer: 42, md5: '900150983cd24fb0d6963f7d28e17f72' }, null, 2)}\n`,
+    );
+  });
+
+  it('reads the script from standard input with -', async () => {
+    const result = await run([...nativeOnly(), 'code', 'run', '-'], 'return "from stdin";');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('from stdin\n');
+  });
+
+  it('accepts an async arrow function expression', async () => {
+    const result = await run(
+      [...nativeOnly(), 'code', 'run', '-'],
+      'async () => { const r = await calculate({ expression: "2^10" }); return r.result; }',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('1024\n');
+  });
+
+  it('reaches MCP servers of the embedded default from the sandbox', async () => {
+    const file = script(
+      'read.ts',
+      'const r = await fs__read_text_file({ path: "notes/todo.txt" });\nreturn r;',
+    );
+    const result = await run(['code', 'run', file]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('toolwire tools list');
+  });
+
+  it('prints the whole run as JSON with --json', async () => {
+    const file = script(
+      'j.ts',
+      'console.log("hi");\nreturn (await calculate({ expression: "1+1" })).result;',
+    );
+    const result = await run([...nativeOnly(), '--json', 'code', 'run', file]);
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout) as {
+      ok: boolean;
+      value: unknown;
+      logs: Array<{ level: string; message: string }>;
+      toolCalls: Array<{ name: string; outcome: string }>;
+    };
+    expect(body.ok).toBe(true);
+    expect(body.value).toBe(2);
+    expect(body.logs).toEqual([{ level: 'log', message: 'hi' }]);
+    expect(body.toolCalls.map((call) => [call.name, call.outcome])).toEqual([['calculate', 'ok']]);
+  });
+
+  it('refuses to run code with type errors by default (exit 2), and runs it with --typecheck off', async () => {
+    const file = script('bad.ts', 'const r = await calculate({ expression: 42 });\nreturn "ran";');
+    const refused = await run([...nativeOnly(), 'code', 'run', file]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(expectOneLineError(refused.stderr)).toMatch(
+      /type errors and was not run: line 1, column \d+: .*TS\d+/,
+    );
+
+    const warned = await run([...nativeOnly(), 'code', 'run', file, '--typecheck', 'warn']);
+    // The type error is reported, then the call itself fails validation at run time.
+    expect(warned.stderr).toMatch(/warning: line 1/);
+    expect(warned.code).toBe(1);
+
+    const ok = script('ok.ts', 'const n: number = "not a number" as unknown as number;\nreturn n;');
+    const off = await run([...nativeOnly(), 'code', 'run', ok, '--typecheck', 'off']);
+    expect(off.code).toBe(0);
+    expect(off.stdout).toBe('not a number\n');
+  });
+
+  it('exits 1 with the error when the script throws', async () => {
+    const file = script('throw.ts', 'throw new Error("boom");');
+    const result = await run([...nativeOnly(), 'code', 'run', file]);
+    expect(result.code).toBe(1);
+    expect(expectOneLineError(result.stderr)).toMatch(/script failed \(runtime\).*boom/);
+  });
+
+  it('holds the script to --timeout-ms and --max-tool-calls', async () => {
+    const loop = script('loop.ts', 'while (true) {}');
+    const timedOut = await run([...nativeOnly(), 'code', 'run', loop, '--timeout-ms', '200']);
+    expect(timedOut.code).toBe(1);
+    expect(expectOneLineError(timedOut.stderr)).toContain('(timeout)');
+
+    const calls = script(
+      'calls.ts',
+      'for (let i = 0; i < 3; i++) await calculate({ expression: "1+1" });\nreturn "done";',
+    );
+    const limited = await run([...nativeOnly(), 'code', 'run', calls, '--max-tool-calls', '2']);
+    expect(limited.code).toBe(1);
+    expect(expectOneLineError(limited.stderr)).toContain('too-many-tool-calls');
+  });
+
+  it('cuts console output at --max-output-kb', async () => {
+    const file = script(
+      'noisy.ts',
+      'for (let i = 0; i < 2000; i++) console.log("x".repeat(100));\nreturn 1;',
+    );
+    const result = await run([...nativeOnly(), 'code', 'run', file, '--max-output-kb', '1']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.length).toBeLessThan(4 * 1024);
+    expect(result.stderr).toContain('--max-output-kb');
+  });
+
+  it('rejects bad flags and missing files with exit 2', async () => {
+    const file = script('x.ts', 'return 1;');
+    for (const args of [
+      ['--typecheck', 'maybe'],
+      ['--timeout-ms', '0'],
+      ['--memory-mb', 'lots'],
+    ]) {
+      const result = await run([...nativeOnly(), 'code', 'run', file, ...args]);
+      expect(result.code).toBe(2);
+      expect(expectOneLineError(result.stderr)).toContain(args[0]!);
+    }
+    const missing = await run([...nativeOnly(), 'code', 'run', join(sandbox.home, 'nope.ts')]);
+    expect(missing.code).toBe(2);
+    expect(expectOneLineError(missing.stderr)).toContain('no such file');
+  });
+});

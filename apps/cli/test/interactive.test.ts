@@ -1,0 +1,127 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startFakeProvider, type FakeProvider } from '@toolwire/testing/providers';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, createSandbox, type Sandbox } from './helpers.js';
+import { hasTmux, TmuxSession } from './tmux.js';
+
+const why = hasTmux ? '' : ' [skipped: tmux is not installed; .ci/run installs it]';
+
+let sandbox: Sandbox;
+let fake: FakeProvider | undefined;
+let terminal: TmuxSession | undefined;
+beforeEach(() => {
+  sandbox = createSandbox();
+});
+afterEach(async () => {
+  terminal?.close();
+  terminal = undefined;
+  await fake?.close();
+  fake = undefined;
+  sandbox.cleanup();
+});
+
+function nativeOnly(): string[] {
+  const file = join(sandbox.home, 'native.json');
+  writeFileSync(file, JSON.stringify({ nativeTools: ['hash', 'time', 'calculate'] }));
+  return ['--config', file];
+}
+
+/** A colour (SGR) escape sequence. */
+const SGR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`);
+
+/** Counts how often `needle` appears on the screen. */
+function count(screen: string, needle: string): number {
+  return screen.split(needle).length - 1;
+}
+
+describe('toolwire chat in a terminal', () => {
+  it.skipIf(!hasTmux)(
+    `streams answers, shows tool calls with their duration, and Ctrl-C cancels only the current turn${why}`,
+    async () => {
+      fake = await startFakeProvider({
+        provider: 'openai',
+        turns: [
+          { toolCalls: [{ name: 'calculate', arguments: { expression: '6*7' } }] },
+          { text: 'Six times seven is 42.', chunking: { textChunkSize: 2 } },
+          // Streams the start of an answer, then goes silent: only Ctrl-C ends this turn.
+          {
+            stallAfter: 4,
+            turn: {
+              text: 'Partial words arrive one by one and then stop.',
+              chunking: { textChunkSize: 4 },
+            },
+          },
+          { text: 'Back after the cancel.' },
+        ],
+      });
+      terminal = new TmuxSession(
+        [
+          process.execPath,
+          BIN,
+          ...nativeOnly(),
+          'chat',
+          '--provider',
+          'openai',
+          '--model',
+          'test-model',
+          '--base-url',
+          `${fake.url}/v1`,
+          '--api-key',
+          'k',
+        ],
+        sandbox.env,
+      );
+      const prompt = 'ask something, or /exit';
+      const header = await terminal.waitFor(new RegExp(prompt));
+      expect(header).toContain('openai test-model');
+
+      terminal.type('What is 6*7?');
+      const answered = await terminal.waitFor(/Six times seven is 42\./);
+      expect(answered).toMatch(/→ calculate \{"expression":"6\*7"\}/);
+      expect(answered).toMatch(/✓ calculate\s+\d+ ms/);
+
+      await terminal.waitFor((screen) => count(screen, prompt) === 1 && screen.includes('42.'));
+      terminal.type('Tell me more');
+      // Text shows as it streams in, before the answer is complete.
+      const partial = await terminal.waitFor(/Partial/);
+      expect(partial).not.toContain('and then stop.');
+      expect(fake.requests).toHaveLength(3);
+      terminal.send('C-c');
+      await terminal.waitFor(/answer cancelled/);
+      // The session goes on: a new prompt, and the next question is answered.
+      await terminal.waitFor(
+        (screen) => count(screen, prompt) === 1 && screen.includes('cancelled'),
+      );
+      expect(terminal.capture()).not.toContain('EXITED');
+      terminal.type('And now?');
+      await terminal.waitFor(/Back after the cancel\./);
+
+      // The cancelled turn is not part of the conversation; the first exchange is.
+      const sent = JSON.stringify(fake.requests[3]!.body.messages);
+      expect(sent).toContain('What is 6*7?');
+      expect(sent).toContain('Six times seven is 42.');
+      expect(sent).toContain('And now?');
+      expect(sent).not.toContain('Tell me more');
+
+      terminal.type('/exit');
+      await terminal.waitFor(/EXITED:0/);
+      // Colour in a terminal.
+      expect(terminal.capture(true)).toContain('\u001b[');
+    },
+  );
+
+  it.skipIf(!hasTmux)(`uses colour in a terminal unless NO_COLOR is set${why}`, async () => {
+    const args = [process.execPath, BIN, ...nativeOnly(), 'tools', 'list'];
+    terminal = new TmuxSession(args, sandbox.env);
+    await terminal.waitFor(/EXITED:0/);
+    const coloured = terminal.capture(true);
+    expect(coloured).toMatch(SGR);
+    expect(terminal.capture()).toMatch(/^calculate\s+native\s+ok/m);
+    terminal.close();
+
+    terminal = new TmuxSession(args, { ...sandbox.env, NO_COLOR: '1' });
+    await terminal.waitFor(/EXITED:0/);
+    expect(terminal.capture(true)).not.toMatch(SGR);
+  });
+});

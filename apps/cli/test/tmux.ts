@@ -1,0 +1,83 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+
+/** Whether tmux can be used here (the interactive tests need a real terminal). */
+export const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
+
+let sessions = 0;
+
+function quote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A program running in a real terminal: a tmux server of its own (a private socket, so the
+ * environment is exactly the one given), driven with send-keys and read with capture-pane.
+ */
+export class TmuxSession {
+  private readonly socket = `toolwire-cli-test-${process.pid}-${++sessions}`;
+
+  constructor(argv: string[], env: Record<string, string>, size = { columns: 120, rows: 40 }) {
+    const assignments = Object.entries({ TERM: 'xterm-256color', ...env }).map(
+      ([key, value]) => `${key}=${quote(value)}`,
+    );
+    // After the program ends, its exit code stays on screen for the test to read.
+    const command = `env -i ${assignments.join(' ')} ${argv.map(quote).join(' ')}; echo "EXITED:$?"; sleep 600`;
+    this.tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'main',
+      '-x',
+      String(size.columns),
+      '-y',
+      String(size.rows),
+      command,
+    );
+  }
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+
+  /** The screen and its scroll-back; with `escapes`, colour codes are kept. */
+  capture(escapes = false): string {
+    return this.tmux(
+      'capture-pane',
+      '-p',
+      '-J',
+      '-S',
+      '-500',
+      ...(escapes ? ['-e'] : []),
+      '-t',
+      'main',
+    );
+  }
+
+  send(...keys: string[]): void {
+    this.tmux('send-keys', '-t', 'main', ...keys);
+  }
+
+  /** Types a line and presses Enter. */
+  type(text: string): void {
+    this.tmux('send-keys', '-t', 'main', '-l', text);
+    this.tmux('send-keys', '-t', 'main', 'Enter');
+  }
+
+  /** Polls the screen until `test` passes (or fails with the screen in the message). */
+  async waitFor(test: RegExp | ((screen: string) => boolean), timeoutMs = 20_000): Promise<string> {
+    const check = typeof test === 'function' ? test : (screen: string) => test.test(screen);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.capture();
+      if (check(screen)) return screen;
+      if (Date.now() > deadline) {
+        throw new Error(`the terminal never showed ${String(test)}; it shows:\n${screen}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  close(): void {
+    spawnSync('tmux', ['-L', this.socket, 'kill-server'], { stdio: 'ignore' });
+  }
+}
