@@ -163,7 +163,18 @@ export function createAgent(options: AgentOptions): Agent {
     const startedAt = new Date().toISOString();
     const started = performance.now();
     if (signal.aborted) throw runCancelled(signal);
-    const toolList = await loadTools(tools, resolved.mode, signal);
+    let toolList: AnyTool[];
+    let discoveryError: unknown;
+    try {
+      toolList = await loadTools(tools, resolved.mode, signal);
+    } catch (error) {
+      // The staged pipeline's discovery degrades to no tools when the provider fails (seed 000);
+      // a bad tool list (a caller's bug) and cancellation still end the run.
+      if (resolved.mode !== 'staged' || signal.aborted || error instanceof InvalidAgentOptionsError)
+        throw signal.aborted ? runCancelled(signal) : error;
+      toolList = [];
+      discoveryError = error;
+    }
     const context: RunContext = {
       model,
       options: resolved,
@@ -175,6 +186,7 @@ export function createAgent(options: AgentOptions): Agent {
       emit,
       steps: [],
       usage: emptyUsage(),
+      ...(discoveryError !== undefined ? { discoveryError } : {}),
     };
     const outcome =
       resolved.mode === 'staged' ? await runStagedPipeline(context) : await runToolLoop(context);

@@ -31,6 +31,8 @@ export interface RunContext {
   emit(event: AgentEvent): void;
   readonly steps: AgentStep[];
   usage: Usage;
+  /** Staged mode: why the tool provider gave no list (the run goes on without tools). */
+  readonly discoveryError?: unknown;
 }
 
 /** Request settings every model call of a run carries. */

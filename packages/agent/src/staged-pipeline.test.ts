@@ -177,6 +177,36 @@ describe('createAgent (staged pipeline)', () => {
     expect(model.requests[1]!.messages[0]).toEqual({ role: 'system', content: 'Be kind.' });
   });
 
+  it('answers without tools when discovery fails, and records why', async () => {
+    const model = createScriptedModel([{ text: 'Answer without tools' }]);
+    const result = await createAgent({
+      model,
+      mode: 'staged',
+      tools: () => {
+        throw new Error('registry unreachable');
+      },
+    }).run('hi');
+    expect(result.text).toBe('Answer without tools');
+    expect(result.steps[0]).toMatchObject({
+      kind: 'discovery',
+      stageTools: [],
+      fallback: 'discovery failed: answering without tools',
+      error: { name: 'Error', message: 'registry unreachable' },
+    });
+    expect(result.steps[1]).toMatchObject({
+      kind: 'direct-answer',
+      fallback: 'tool discovery failed',
+    });
+  });
+
+  it('still throws for a failing tool provider outside staged mode', async () => {
+    const agent = createAgent({
+      model: createScriptedModel([]),
+      tools: () => Promise.reject(new Error('registry unreachable')),
+    });
+    await expect(agent.run('hi')).rejects.toThrow('registry unreachable');
+  });
+
   it('answers directly, without a selection call, when there are no tools', async () => {
     const model = createScriptedModel([{ text: 'No tools here' }]);
     const result = await createAgent({ model, mode: 'staged' }).run('hi');

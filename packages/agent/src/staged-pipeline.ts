@@ -49,6 +49,7 @@ const INTERPRETATION_INSTRUCTION =
 /**
  * The staged pipeline (seed 000): discovery → selection → function calling → execution →
  * interpretation, each stage a step of the transcript, with the seed's fallbacks:
+ * - discovery fails (the tool provider throws) → no tools;
  * - selection fails (model error, or JSON that does not match even after repair) → no tools;
  * - no tool selected → a direct answer;
  * - function calling fails (model error, no call, an unknown tool or invalid arguments) →
@@ -63,7 +64,11 @@ export async function runStagedPipeline(context: RunContext): Promise<RunOutcome
   // Stage 0: discovery (the tool list was loaded for this run; no model call).
   const discovery = beginStep(context, 'discovery', null);
   discovery.stageTools = context.specs.map((spec) => spec.name);
+  if (context.discoveryError !== undefined) {
+    recordError(discovery, context.discoveryError, 'discovery failed: answering without tools');
+  }
   finishStep(context, discovery);
+  if (context.discoveryError !== undefined) return directAnswer(context, 'tool discovery failed');
   if (context.specs.length === 0) return directAnswer(context, 'no tools were discovered');
 
   // Stage 1: selection.
