@@ -20,7 +20,7 @@ import type {
 } from './agent-transcript.js';
 import { InvalidAgentOptionsError, runCancelled } from './agent-errors.js';
 import { EventChannel } from './event-channel.js';
-import { roundMs, type RunContext } from './run-context.js';
+import { raceAbort, roundMs, type RunContext } from './run-context.js';
 import { runStagedPipeline } from './staged-pipeline.js';
 import { runToolLoop } from './tool-loop.js';
 
@@ -264,7 +264,10 @@ async function loadTools(
   signal: AbortSignal,
 ): Promise<AnyTool[]> {
   const listMode: ToolListMode = mode === 'staged' ? 'direct' : mode;
-  const list = typeof source === 'function' ? await source({ mode: listMode, signal }) : source;
+  const list =
+    typeof source === 'function'
+      ? await raceAbort(Promise.resolve(source({ mode: listMode, signal })), signal)
+      : source;
   if (!Array.isArray(list)) {
     throw new InvalidAgentOptionsError({
       field: 'tools',

@@ -14,7 +14,7 @@ import {
 } from '@toolwire/schema';
 import type { AgentStep } from './agent-transcript.js';
 import { runCancelled } from './agent-errors.js';
-import type { RunContext } from './run-context.js';
+import { raceAbort, type RunContext } from './run-context.js';
 
 /** A call after validation (and repair): ready to run, or with the reason it cannot. */
 export type PreparedCall =
@@ -65,14 +65,18 @@ export async function prepareToolCalls(
     let call = original;
     let checked = check(context, call, options.outputTruncated ?? false);
     if ('error' in checked && repair) {
-      const fixed = await repair({
-        toolCall: original,
-        error: checked.error,
-        tools: context.specs,
-        messages: options.messages,
+      const fixed = await raceAbort(
+        Promise.resolve(
+          repair({
+            toolCall: original,
+            error: checked.error,
+            tools: context.specs,
+            messages: options.messages,
+            signal,
+          }),
+        ),
         signal,
-      });
-      if (signal.aborted) throw runCancelled(signal);
+      );
       const repaired = fixed ? { ...fixed, id: original.id } : null;
       step.repairs.push({
         toolCallId: original.id,
@@ -120,13 +124,18 @@ export async function executePreparedCalls(
     }
     if (options.approve && options.needsApproval(entry.tool, call)) {
       context.emit({ type: 'approval-request', step: step.index, toolCall: call });
-      const decision = await options.approve({
-        toolCall: call,
-        tool: toToolSpec(entry.tool),
-        arguments: entry.value,
+      // Raced against the signal: a prompt nobody answers must not outlive a cancelled run.
+      const decision = await raceAbort(
+        Promise.resolve(
+          options.approve({
+            toolCall: call,
+            tool: toToolSpec(entry.tool),
+            arguments: entry.value,
+            signal,
+          }),
+        ),
         signal,
-      });
-      if (signal.aborted) throw runCancelled(signal);
+      );
       const approved = typeof decision === 'boolean' ? decision : decision?.approved === true;
       const reason =
         typeof decision === 'object' && decision !== null && typeof decision.reason === 'string'

@@ -473,6 +473,25 @@ describe('createAgent (abort)', () => {
     expect(seen.aborted).toBe(true);
   });
 
+  it('does not wait for an approval prompt nobody answers once the run is aborted', async () => {
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'delete_file', arguments: { path: 'x' } }] },
+    ]);
+    const controller = new AbortController();
+    let asked = false;
+    const run = createAgent({
+      model,
+      tools: [deleteTool()],
+      approve: () => {
+        asked = true;
+        return new Promise<boolean>(() => undefined);
+      },
+    }).run('x', { signal: controller.signal });
+    while (!asked) await new Promise((r) => setTimeout(r, 1));
+    controller.abort();
+    await expect(run).rejects.toBeInstanceOf(CancelledError);
+  });
+
   it('does not call the model when the signal is already aborted', async () => {
     const model = createScriptedModel([{ text: 'x' }]);
     await expect(
