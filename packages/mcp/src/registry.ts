@@ -27,7 +27,11 @@ import { createGatewayTools } from './gateway-tools.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { createNativeTools } from './native-tools.js';
 import { assignToolNames, type NamingEntry } from './naming.js';
-import { ServerConnection, type ServerStatus } from './server-connection.js';
+import {
+  ServerConnection,
+  type ServerRequestHandlers,
+  type ServerStatus,
+} from './server-connection.js';
 import { searchTools, type ToolSearchHit } from './search-tools.js';
 import { toToolResult } from './to-tool-result.js';
 import { ToolCacheFile } from './tool-cache-file.js';
@@ -91,6 +95,13 @@ export interface CreateRegistryOptions {
   backoff?: { initialMs?: number; maxMs?: number };
   logger?: Logger;
   clientInfo?: { name: string; version: string };
+  /** Answers server-to-client requests (elicitation, sampling); each gets the server's name. */
+  handlers?: ServerRequestHandlers;
+  /**
+   * Read `null` as "absent" for optional arguments whose schema does not accept null (default
+   * true): models often send null for optional parameters they do not use.
+   */
+  nullMeansAbsent?: boolean;
 }
 
 export interface Registry {
@@ -144,10 +155,12 @@ class McpRegistry implements Registry {
   private ordered: Entry[] = [];
   private namingWarnings: string[] = [];
   private started: Promise<void> | undefined;
+  private readonly nullMeansAbsent: boolean;
 
   constructor(options: CreateRegistryOptions) {
     this.config = options.config as ToolwireConfig;
     this.logger = options.logger ?? stderrLogger;
+    this.nullMeansAbsent = options.nullMeansAbsent ?? true;
     this.natives =
       options.nativeTools ??
       createNativeTools(this.config.nativeTools ?? ['hash', 'time', 'calculate']);
@@ -176,6 +189,7 @@ class McpRegistry implements Registry {
         },
         ...(cached ? { cachedTools: cached.tools } : {}),
         ...(cached?.prior ? { prior: cached.prior } : {}),
+        ...(options.handlers ? { handlers: options.handlers } : {}),
         onChange: (reason) => this.changed(name, reason),
         onListed: (tools, prior, protocolVersion) =>
           this.cache?.set(name, config, tools, prior, protocolVersion),
@@ -288,7 +302,10 @@ class McpRegistry implements Registry {
         toolName: name,
         availableTools: this.ordered.map((e) => e.tool.name),
       });
-    const parsed = parseToolArguments(entry.tool.inputSchema, args, { toolName: name });
+    const parsed = parseToolArguments(entry.tool.inputSchema, args, {
+      toolName: name,
+      nullMeansAbsent: this.nullMeansAbsent,
+    });
     if (!parsed.success) throw parsed.error;
     if (options.signal?.aborted)
       throw new CancelledError({ message: `Call of "${name}" was cancelled before it started` });

@@ -7,6 +7,10 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type CallToolResult,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
   type PriorDiscovery,
   type StandardSchemaV1,
   type Tool as McpTool,
@@ -42,6 +46,8 @@ export interface ServerConnectionOptions {
   cachedTools?: McpTool[];
   /** The era verdict from a previous run, for a zero-round-trip connect. */
   prior?: PriorDiscovery;
+  /** Server-to-client requests (elicitation, sampling); without them the capabilities are not declared. */
+  handlers?: ServerRequestHandlers;
   /** Called when the tool list (or the status) changed. */
   onChange: (reason: 'tools' | 'status') => void;
   /** Called after every successful listing, to persist it. */
@@ -50,6 +56,20 @@ export interface ServerConnectionOptions {
     prior: PriorDiscovery | undefined,
     protocolVersion: string | undefined,
   ) => void;
+}
+
+/** Answers to requests an MCP server sends to the client (2025 era) or embeds as input_required (2026-07-28). */
+export interface ServerRequestHandlers {
+  /** `elicitation/create`: ask the user. Declares the elicitation capability (form, with defaults applied). */
+  elicitation?: (
+    params: ElicitRequest['params'],
+    context: { server: string; signal: AbortSignal },
+  ) => Promise<ElicitResult>;
+  /** `sampling/createMessage`: run a model. Declares the sampling capability. */
+  sampling?: (
+    params: CreateMessageRequest['params'],
+    context: { server: string; signal: AbortSignal },
+  ) => Promise<CreateMessageResult>;
 }
 
 export interface CallOptions {
@@ -283,8 +303,12 @@ export class ServerConnection {
   }
 
   private createClient(mode: 'auto' | 'legacy' | 'modern'): Client {
+    const handlers = this.options.handlers;
     const client: Client = new Client(this.options.clientInfo, {
-      capabilities: {},
+      capabilities: {
+        ...(handlers?.elicitation ? { elicitation: { form: { applyDefaults: true } } } : {}),
+        ...(handlers?.sampling ? { sampling: {} } : {}),
+      },
       versionNegotiation:
         mode === 'legacy'
           ? { mode: 'legacy' }
@@ -301,6 +325,17 @@ export class ServerConnection {
         },
       },
     });
+    const { elicitation, sampling } = handlers ?? {};
+    if (elicitation) {
+      client.setRequestHandler('elicitation/create', (request, ctx) =>
+        elicitation(request.params, { server: this.name, signal: ctx.mcpReq.signal }),
+      );
+    }
+    if (sampling) {
+      client.setRequestHandler('sampling/createMessage', (request, ctx) =>
+        sampling(request.params, { server: this.name, signal: ctx.mcpReq.signal }),
+      );
+    }
     client.onerror = (error) =>
       this.options.logger.debug?.(
         `MCP server "${this.name}" transport error: ${errorMessage(error)}`,
@@ -616,6 +651,8 @@ function definitionProblem(tool: McpTool): string | undefined {
     inputSchema: tool.inputSchema as ToolSpec['inputSchema'],
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema as ToolSpec['inputSchema'] } : {}),
   };
+  const headerProblem = mcpHeaderProblem(tool.inputSchema as Record<string, unknown>);
+  if (headerProblem) return headerProblem;
   const issues = validateToolDefinition(spec, { mode: 'lenient', namePattern: /^.+$/ }).filter(
     (issue) =>
       issue.pointer.startsWith('/inputSchema') || issue.pointer.startsWith('/outputSchema'),
@@ -627,6 +664,38 @@ function definitionProblem(tool: McpTool): string | undefined {
   return fatal.length > 0
     ? fatal.map((issue) => `${issue.pointer}: ${issue.message}`).join('; ')
     : undefined;
+}
+
+const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * SEP-2243: a property's `x-mcp-header` names an HTTP header the client mirrors the value into.
+ * It must be a non-empty token (no spaces, colons, control or non-ASCII characters), sit on a
+ * string, integer or boolean property, and be unique ignoring case; otherwise the tool is unusable.
+ */
+function mcpHeaderProblem(schema: Record<string, unknown>): string | undefined {
+  const properties = schema.properties;
+  if (properties === null || typeof properties !== 'object') return undefined;
+  const seen = new Map<string, string>();
+  for (const [name, property] of Object.entries(properties as Record<string, unknown>)) {
+    if (property === null || typeof property !== 'object' || !('x-mcp-header' in property))
+      continue;
+    const header = (property as Record<string, unknown>)['x-mcp-header'];
+    const where = `/inputSchema/properties/${name}/x-mcp-header`;
+    if (typeof header !== 'string' || header === '')
+      return `${where}: must be a non-empty header name`;
+    if (!HEADER_TOKEN.test(header))
+      return `${where}: ${JSON.stringify(header)} is not a valid HTTP header name`;
+    const type = (property as Record<string, unknown>).type;
+    if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
+      return `${where}: only string, integer and boolean parameters can be mirrored into a header (this one is ${JSON.stringify(type)})`;
+    }
+    const previous = seen.get(header.toLowerCase());
+    if (previous !== undefined)
+      return `${where}: header ${JSON.stringify(header)} is also used by "${previous}"`;
+    seen.set(header.toLowerCase(), name);
+  }
+  return undefined;
 }
 
 /** Stable JSON (sorted keys) of a whole definition: annotations and schemas included. */
