@@ -108,7 +108,7 @@ describe('generateDeclarations', () => {
     expect(text).toContain('mixed?: (string | number)[]');
     expect(text).toContain('pair?: [string, number]');
     expect(text).toContain('nested?: { deep?: { x?: number } }');
-    expect(text).toContain('map?: Record<string, number>');
+    expect(text).toContain('map?: { [key: string]: number }');
     expect(text).toContain('anything?: Record<string, unknown>');
     expect(text).toContain('open?: { k?: string; [key: string]: unknown }');
   });
@@ -298,6 +298,132 @@ describe('generateDeclarations', () => {
     ).toEqual(["Cannot find name 'hacked'."]);
   });
 
+  it('cannot be broken out of an end-of-line comment or the markdown fence by a description', () => {
+    const tools = [
+      {
+        name: 'sneaky',
+        description: 'Has a fence ``` in it',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            x: { type: 'string', description: 'line one\u2028declare const injected: number;' },
+          },
+        },
+      },
+    ];
+    const { text } = declare(tools);
+    expect(text).not.toContain('```');
+    expect(text).not.toContain('\u2028');
+    expect(check(tools, 'return injected;')).toEqual(["Cannot find name 'injected'."]);
+  });
+
+  it('produces declarations TypeScript accepts for random schemas (seeded)', () => {
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const names = [
+      'a',
+      'b-c',
+      'd.e',
+      '__proto__',
+      'constructor',
+      '0',
+      "it's",
+      'x y',
+      'Promise',
+      'then',
+    ];
+    const schema = (depth: number): Record<string, unknown> => {
+      const kind =
+        depth > 3
+          ? pick(['string', 'number', 'enum', 'null'])
+          : pick([
+              'string',
+              'number',
+              'boolean',
+              'enum',
+              'const',
+              'object',
+              'array',
+              'tuple',
+              'anyOf',
+              'oneOf',
+              'allOf',
+              'nullable',
+              'ref',
+              'types',
+              'record',
+              'empty',
+            ]);
+      const description =
+        random() < 0.3
+          ? { description: pick(['plain', 'has */ end', 'two\nlines', 'fence ```', '${x}']) }
+          : {};
+      switch (kind) {
+        case 'enum':
+          return {
+            type: 'string',
+            enum: ['x', "y'z", 'a"b'].slice(0, 1 + Math.floor(random() * 3)),
+            ...description,
+          };
+        case 'const':
+          return { const: pick(['k', 3, true, null]) };
+        case 'object': {
+          const properties: Record<string, unknown> = {};
+          for (let i = 0; i < 1 + Math.floor(random() * 4); i++)
+            properties[pick(names)] = schema(depth + 1);
+          return {
+            type: 'object',
+            properties,
+            required: Object.keys(properties).filter(() => random() < 0.5),
+            additionalProperties: pick([true, false, undefined, { type: 'string' }]),
+            ...description,
+          };
+        }
+        case 'array':
+          return { type: 'array', items: schema(depth + 1) };
+        case 'tuple':
+          return { type: 'array', prefixItems: [schema(depth + 1), schema(depth + 1)] };
+        case 'anyOf':
+        case 'oneOf':
+        case 'allOf':
+          return { [kind]: [schema(depth + 1), schema(depth + 1)] };
+        case 'nullable':
+          return { ...schema(depth + 1), nullable: true };
+        case 'ref':
+          return { $ref: pick(['#', '#/$defs/Thing', '#/$defs/Missing', 'other.json#/x']) };
+        case 'types':
+          return { type: ['string', 'number', 'null'].slice(0, 2 + Math.floor(random() * 2)) };
+        case 'record':
+          return { type: 'object', additionalProperties: schema(depth + 1) };
+        case 'empty':
+          return {};
+        default:
+          return { type: kind, ...description };
+      }
+    };
+    for (let round = 0; round < 40; round++) {
+      const tools = Array.from({ length: 5 }, (_, i) => ({
+        name: `${pick(names)}${i}`,
+        description: pick(['Does a thing', 'Weird */ one', '']),
+        inputSchema: {
+          type: 'object',
+          properties: { p: schema(0), q: schema(0) },
+          $defs: { Thing: schema(1) },
+        },
+        ...(random() < 0.5 ? { outputSchema: schema(0) } : {}),
+      }));
+      for (const detail of ['full', 'signatures'] as const) {
+        const d = generateDeclarations(tools, { detail });
+        const diagnostics = checker.checkDeclarations(d.text, d.checkPrelude);
+        expect(diagnostics, `round ${round} ${detail}:\n${d.text}`).toEqual([]);
+      }
+    }
+  });
+
   it('gives valid, distinct identifiers to any tool name and says which tool each one is', () => {
     const tools = ['get-weather', 'get_weather', 'a.b/c', 'fs__read_file', '9lives'].map(
       (name) => ({
@@ -352,7 +478,7 @@ describe('generateDeclarations', () => {
     ) as { tools: CodeModeToolInfo[] };
     for (const detail of ['full', 'compact', 'signatures'] as const) {
       const d = generateDeclarations(fixture.tools, { detail });
-      expect(checker.check('return 1;', d.text, d.checkPrelude), detail).toEqual([]);
+      expect(checker.checkDeclarations(d.text, d.checkPrelude), detail).toEqual([]);
     }
   });
 

@@ -4,6 +4,7 @@ import {
   formatDocComment,
   SchemaToTypeScript,
   shortenText,
+  splitLines,
   type SchemaToTypeScriptOptions,
 } from './schema-to-typescript.js';
 
@@ -82,7 +83,7 @@ export function generateDeclarations(
         ? 'unknown'
         : converter.convert(tool.outputSchema, tool.outputSchema, `${prefix}Output`);
     const aliases = converter.aliases.slice(before);
-    const docLines = shortenText(tool.description ?? '', maxDescription).split(/\r?\n/);
+    const docLines = splitLines(shortenText(tool.description ?? '', maxDescription));
     const doc = options.docComments === false ? '' : formatDocComment(docLines, '');
     blocks.push(
       [...aliases, `${doc}declare function ${identifier}(${input}): Promise<${output}>;`].join(

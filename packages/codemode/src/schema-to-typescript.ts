@@ -31,6 +31,8 @@ export class SchemaToTypeScript {
   /** Object schemas (by their JSON) that occur more than once: written once as a named type. */
   private repeated = new Set<string>();
   private readonly shared = new Map<string, string>();
+  /** `$ref` aliases whose bodies are being converted. */
+  private readonly inProgress = new Set<string>();
   /** Set while counting: how often each object type's text occurs. */
   private counts: Map<string, number> | undefined;
   private hoisting = true;
@@ -67,7 +69,7 @@ export class SchemaToTypeScript {
    * input or output schema); `prefix` starts the names of the aliases made for its `$ref`s.
    */
   convert(schema: unknown, root: unknown, prefix: string, indent = ''): string {
-    const scope: Scope = { root, prefix, refNames: new Map(), stack: [], hint: '' };
+    const scope: Scope = { root, prefix, refNames: new Map(), stack: [], hint: '', guarded: false };
     return this.type(schema, scope, 0, indent);
   }
 
@@ -83,7 +85,7 @@ export class SchemaToTypeScript {
       if (maxLength <= 0) {
         // Descriptions are left out; the tags below still say what a value must look like.
       } else if (typeof schema.description === 'string' && schema.description.trim() !== '') {
-        lines.push(...shortenText(schema.description, maxLength).split(/\r?\n/));
+        lines.push(...splitLines(shortenText(schema.description, maxLength)));
       } else if (typeof schema.title === 'string' && schema.title.trim() !== '') {
         lines.push(shortenText(schema.title, maxLength));
       }
@@ -196,14 +198,16 @@ export class SchemaToTypeScript {
         ? s.items
         : undefined;
     if (tuple) {
-      const members = tuple.map((item) => this.type(item, scope, depth + 1, indent));
-      const rest = Array.isArray(s.items) ? s.additionalItems : s.items;
-      if (rest !== false && rest !== undefined)
-        members.push(`...${wrapArray(this.type(rest, scope, depth + 1, indent))}[]`);
-      return `[${members.join(', ')}]`;
+      return guarded(scope, () => {
+        const members = tuple.map((item) => this.type(item, scope, depth + 1, indent));
+        const rest = Array.isArray(s.items) ? s.additionalItems : s.items;
+        if (rest !== false && rest !== undefined)
+          members.push(`...${wrapArray(this.type(rest, scope, depth + 1, indent))}[]`);
+        return `[${members.join(', ')}]`;
+      });
     }
     if (s.items === undefined || (s.items as unknown) === true) return 'unknown[]';
-    return `${wrapArray(this.type(s.items, scope, depth + 1, indent))}[]`;
+    return guarded(scope, () => `${wrapArray(this.type(s.items, scope, depth + 1, indent))}[]`);
   }
 
   private objectType(s: JsonSchema, scope: Scope, depth: number, indent: string): string {
@@ -241,7 +245,10 @@ export class SchemaToTypeScript {
     if (properties.length === 0) {
       if (extra === false) return 'Record<string, never>';
       if (isPlainObject(extra) && !isPlainObject(s.patternProperties)) {
-        return `Record<string, ${this.type(extra, scope, depth + 1, indent)}>`;
+        return guarded(
+          scope,
+          () => `{ [key: string]: ${this.type(extra, scope, depth + 1, indent)} }`,
+        );
       }
       return 'Record<string, unknown>';
     }
@@ -252,10 +259,10 @@ export class SchemaToTypeScript {
       const key = isIdentifier(name) ? name : quote(name);
       const optional = required.has(name) ? '' : '?';
       scope.hint = name;
-      const text = `${key}${optional}: ${this.type(child, scope, depth + 1, inner)};`;
+      const text = `${key}${optional}: ${guarded(scope, () => this.type(child, scope, depth + 1, inner))};`;
       const doc = this.docLines(child, [], this.maxPropertyDescription);
       // One line of documentation goes after the property: cheaper than a doc-comment block.
-      if (doc.length === 1) members.push({ doc: '', text, trailing: doc[0]! });
+      if (doc.length === 1) members.push({ doc: '', text, trailing: cleanDocText(doc[0]!) });
       else members.push({ doc: formatDocComment(doc, inner), text });
     }
     scope.hint = outerHint;
@@ -277,7 +284,10 @@ export class SchemaToTypeScript {
 
   private ref(ref: string, scope: Scope, depth: number): string {
     const known = scope.refNames.get(ref);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      // `type A = A | string` is circular; `type A = { next?: A }` and `A[]` are fine.
+      return this.inProgress.has(known) && !scope.guarded ? 'unknown' : known;
+    }
     const target = resolvePointer(scope.root, ref);
     if (target === undefined) return 'unknown';
     const last = ref === '#' ? 'Root' : (ref.split('/').pop() ?? 'Ref');
@@ -286,8 +296,10 @@ export class SchemaToTypeScript {
     // The alias is named before its body is converted, so a self-reference inside resolves to it.
     const slot = this.aliases.length;
     this.aliases.push('');
-    const inner: Scope = { ...scope, stack: [], hint: last };
+    const inner: Scope = { ...scope, stack: [], hint: last, guarded: false };
+    this.inProgress.add(name);
     const body = this.type(target, inner, depth + 1, '');
+    this.inProgress.delete(name);
     const doc = this.docComment(target, '');
     this.aliases[slot] = `${doc}type ${name} = ${body};`;
     return name;
@@ -308,6 +320,8 @@ interface Scope {
   stack: unknown[];
   /** The property being converted: names a shared type after what it holds. */
   hint: string;
+  /** True inside an object property, array item or record value, where a type may refer to itself. */
+  guarded: boolean;
 }
 
 /** Resolves a local `$ref` (`#`, `#/$defs/x`, any JSON pointer); undefined for anything else. */
@@ -376,7 +390,7 @@ function topLevelHas(type: string, operator: '|' | '&'): boolean {
 
 /** A `/** … *\/` block; `*\/` inside the text is broken up so it cannot end the comment early. */
 export function formatDocComment(lines: string[], indent: string): string {
-  const clean = lines.map((line) => line.replace(/\*\//g, '*\\/').trimEnd());
+  const clean = lines.flatMap(splitLines).map(cleanDocText);
   while (clean.length > 0 && clean[clean.length - 1] === '') clean.pop();
   if (clean.length === 0) return '';
   if (clean.length === 1) return `${indent}/** ${clean[0]} */\n`;
@@ -414,4 +428,30 @@ export function shortenText(text: string, max: number): string {
   if (sentence > max * 0.4) return head.slice(0, sentence + 1);
   const space = head.lastIndexOf(' ');
   return `${head.slice(0, space > max * 0.4 ? space : max).trimEnd()}…`;
+}
+
+/** Every line terminator JavaScript knows: a `//` comment ends at any of them. */
+export function splitLines(text: string): string[] {
+  return text.split(/\r\n|[\r\n\u2028\u2029]/);
+}
+
+/**
+ * Documentation text that cannot end its comment (`*\/`) or the markdown fence around the
+ * declarations (three backticks).
+ */
+function cleanDocText(line: string): string {
+  return line
+    .replace(/\*\//g, '*\\/')
+    .replace(/`{3,}/g, (ticks) => "'".repeat(ticks.length))
+    .trimEnd();
+}
+
+function guarded<T>(scope: Scope, convert: () => T): T {
+  const outer = scope.guarded;
+  scope.guarded = true;
+  try {
+    return convert();
+  } finally {
+    scope.guarded = outer;
+  }
 }

@@ -103,6 +103,18 @@ await get_city({}, 2);`).map((d) => [d.line, d.code]);
     expect(check('await get_city();')).toEqual([]);
   });
 
+  it('finds problems in the declarations themselves, with their line', () => {
+    expect(checker.checkDeclarations('declare function ok(): Promise<unknown>;')).toEqual([]);
+    expect(
+      checker.checkDeclarations('declare function ok(): Promise<unknown>;\ntype A = Missing;'),
+    ).toMatchObject([
+      { line: 2, code: 2304, message: "in the declarations: Cannot find name 'Missing'." },
+    ]);
+    expect(checker.check('return 1;', 'declare function (;')[0]!.message).toMatch(
+      /^in the declarations: /,
+    );
+  });
+
   it('formats diagnostics for the model', () => {
     expect(formatDiagnostics([{ line: 2, column: 5, code: 2322, message: 'Bad.' }])).toBe(
       'line 2, column 5: Bad. (TS2322)',

@@ -71,6 +71,23 @@ export class CodeTypeChecker {
    * e.g. `generateDeclarations(...).text`) plus `prelude` (`checkPrelude`).
    */
   check(body: string, declarations: string, prelude = ''): CodeDiagnostic[] {
+    return this.run(body, declarations, prelude, false);
+  }
+
+  /**
+   * Every problem TypeScript finds in the declarations themselves (syntax and types), each as
+   * `in the declarations: …` with its line in `declarations`. Empty for declarations that are sound.
+   */
+  checkDeclarations(declarations: string, prelude = ''): CodeDiagnostic[] {
+    return this.run('', declarations, prelude, true);
+  }
+
+  private run(
+    body: string,
+    declarations: string,
+    prelude: string,
+    declarationsOnly: boolean,
+  ): CodeDiagnostic[] {
     if (this.declarations?.text !== declarations) {
       this.declarations = ts.createSourceFile(
         declarationsFileName,
@@ -94,26 +111,55 @@ export class CodeTypeChecker {
       [scriptFileName, script],
     ]);
     const host = createHost(files);
+    const rootNames = [declarationsFileName, preludeFileName, scriptFileName];
+    if (declarationsOnly) {
+      // Declaration files are only checked with skipLibCheck off: a one-off program for that.
+      const program = ts.createProgram({
+        rootNames,
+        options: { ...compilerOptions, skipLibCheck: false, skipDefaultLibCheck: true },
+        host,
+      });
+      return this.toCodeDiagnostics(
+        [this.declarations, this.prelude].flatMap((file) => [
+          ...program.getSyntacticDiagnostics(file),
+          ...program.getSemanticDiagnostics(file),
+        ]),
+        script,
+      );
+    }
     this.program = ts.createProgram({
-      rootNames: [declarationsFileName, preludeFileName, scriptFileName],
+      rootNames,
       options: compilerOptions,
       host,
       ...(this.program ? { oldProgram: this.program } : {}),
     });
-    const diagnostics = [
-      ...this.program.getSyntacticDiagnostics(script),
-      ...this.program.getSemanticDiagnostics(script),
-      // Broken declarations would make every script fail; say so instead of blaming the script.
-      ...this.program.getSyntacticDiagnostics(this.declarations),
-    ];
+    return this.toCodeDiagnostics(
+      [
+        ...this.program.getSyntacticDiagnostics(script),
+        ...this.program.getSemanticDiagnostics(script),
+        // Broken declarations would make every script fail; say so instead of blaming the script.
+        ...this.program.getSyntacticDiagnostics(this.declarations),
+      ],
+      script,
+    );
+  }
+
+  private toCodeDiagnostics(
+    diagnostics: readonly ts.Diagnostic[],
+    script: ts.SourceFile,
+  ): CodeDiagnostic[] {
     const result: CodeDiagnostic[] = [];
     for (const diagnostic of diagnostics) {
       if (this.ignoreCodes.has(diagnostic.code)) continue;
       const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
       if (diagnostic.file !== script || diagnostic.start === undefined) {
+        const where =
+          diagnostic.file && diagnostic.start !== undefined
+            ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
+            : undefined;
         result.push({
-          line: 0,
-          column: 0,
+          line: where ? where.line + 1 : 0,
+          column: where ? where.character + 1 : 0,
           code: diagnostic.code,
           message: `in the declarations: ${message}`,
         });
