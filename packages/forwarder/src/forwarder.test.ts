@@ -61,15 +61,38 @@ async function rpc(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const all: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    ...headers,
+  };
+  let payload = body as any;
+  // A 2026-07-28 request carries the per-request `_meta` envelope and names its method in a header.
+  if (
+    all['mcp-protocol-version'] === '2026-07-28' &&
+    payload &&
+    !Array.isArray(payload) &&
+    payload.method
+  ) {
+    all['mcp-method'] ??= payload.method;
+    const params = payload.params ?? {};
+    payload = {
+      ...payload,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          ...params._meta,
+        },
+      },
+    };
+  }
   const response = await fetch(url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      ...headers,
-    },
-    body: JSON.stringify(body),
+    headers: all,
+    body: JSON.stringify(payload),
   });
   const text = await response.text();
   let parsed: unknown;
@@ -200,6 +223,45 @@ describe('createForwarder', () => {
       { 'mcp-name': 'lean__write' },
     );
     expect(response.body.error.code).toBe(-32020);
+  });
+
+  it('rejects 2026-07-28 requests without the _meta envelope, of unknown revisions, or of removed methods', async () => {
+    const { url } = await setup();
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/list',
+    };
+    const missing = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }),
+    });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as any).error.code).toBe(-32602);
+    const future = await rpc(
+      `${url}/mcp`,
+      {
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'tools/list',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2099-01-01',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      },
+      { 'mcp-protocol-version': '2099-01-01' },
+    );
+    expect(future.status).toBe(400);
+    expect(future.body.id).toBe(8);
+    expect(future.body.error.code).toBe(-32022);
+    expect(future.body.error.data.supported).toContain('2026-07-28');
+    const removed = await rpc(`${url}/mcp`, { jsonrpc: '2.0', id: 9, method: 'ping' });
+    expect(removed.status).toBe(404);
+    expect(removed.body.error.code).toBe(-32601);
   });
 
   it('requires a session id for 2025-era requests after initialize', async () => {
@@ -602,6 +664,42 @@ describe('routes', () => {
       { 'mcp-method': 'tools/list' },
     );
     expect(list.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['lean__fresh']);
+  });
+
+  it('delivers tools/list_changed on a 2026-07-28 subscriptions/listen stream', async () => {
+    const { url, source } = await setup();
+    const controller = new AbortController();
+    const response = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'sub-1',
+        method: 'subscriptions/listen',
+        params: {
+          notifications: { toolsListChanged: true, promptsListChanged: true },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    const reader = response.body!.getReader();
+    const ack = new TextDecoder().decode((await reader.read()).value);
+    expect(ack).toContain('notifications/subscriptions/acknowledged');
+    expect(ack).toContain('"notifications":{"toolsListChanged":true}');
+    await source.refresh('lean');
+    const change = new TextDecoder().decode((await reader.read()).value);
+    expect(change).toContain('notifications/tools/list_changed');
+    expect(change).toContain('"io.modelcontextprotocol/subscriptionId":"sub-1"');
+    controller.abort();
   });
 
   it('passes one upstream through /servers/<name>/mcp under its own names, policy still applied', async () => {

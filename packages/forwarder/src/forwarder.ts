@@ -28,13 +28,17 @@ import {
   type JsonRpcId,
   type JsonRpcRequest,
 } from './json-rpc.js';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   LEGACY_PROTOCOLS,
   LIST_METHODS,
   MODERN_PROTOCOL,
   NAME_PARAM,
   PROTOCOL_META_KEY,
+  REMOVED_IN_MODERN,
   SUPPORTED_PROTOCOLS,
+  UNSUPPORTED_PROTOCOL_VERSION,
 } from './mcp-protocol.js';
 import { ForwarderMetrics } from './metrics.js';
 import { relayPassthrough } from './passthrough-relay.js';
@@ -673,6 +677,84 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     return undefined;
   }
 
+  /**
+   * Which era a POST belongs to. A well-formed 2026-07-28 request (headers and `_meta` envelope
+   * agree) is recognised by a few comparisons; anything else that claims the modern revision, or
+   * names a revision we do not know, goes through the SDK's own inbound validation ladder
+   * (`classifyInboundRequest`), so rejections carry the spec's exact codes and HTTP statuses.
+   */
+  function classify(
+    req: IncomingMessage,
+    message: Record<string, unknown>,
+  ):
+    | { kind: 'modern' | 'legacy' }
+    | { kind: 'reject'; status: number; error: { code: number; message: string; data?: unknown } } {
+    const versionHeader = req.headers['mcp-protocol-version'];
+    const meta =
+      isRecord(message.params) && isRecord(message.params._meta) ? message.params._meta : undefined;
+    const envelopeVersion = meta?.[PROTOCOL_META_KEY];
+    const method = req.headers['mcp-method'];
+    if (
+      versionHeader === MODERN_PROTOCOL &&
+      envelopeVersion === MODERN_PROTOCOL &&
+      isRecord(meta?.[CLIENT_CAPABILITIES_META_KEY]) &&
+      typeof message.method === 'string' &&
+      method === message.method &&
+      headerMismatch(req, message) === undefined
+    ) {
+      return { kind: 'modern' };
+    }
+    const legacyHeader =
+      versionHeader === undefined ||
+      (LEGACY_PROTOCOLS as readonly string[]).includes(String(versionHeader));
+    if (legacyHeader && envelopeVersion === undefined && method === undefined)
+      return { kind: 'legacy' };
+    const outcome = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: typeof versionHeader === 'string' ? versionHeader : undefined,
+      mcpMethodHeader: typeof method === 'string' ? method : undefined,
+      mcpNameHeader:
+        typeof req.headers['mcp-name'] === 'string' ? req.headers['mcp-name'] : undefined,
+      body: message,
+    });
+    if (outcome.kind === 'reject') {
+      return {
+        kind: 'reject',
+        status: outcome.httpStatus,
+        error:
+          outcome.data === undefined
+            ? { code: outcome.code, message: outcome.message }
+            : { code: outcome.code, message: outcome.message, data: outcome.data },
+      };
+    }
+    if (outcome.kind === 'legacy') return { kind: 'legacy' };
+    const mismatch = headerMismatch(req, message);
+    if (mismatch) {
+      return {
+        kind: 'reject',
+        status: 400,
+        error: {
+          code: HEADER_MISMATCH,
+          message: `Bad Request: the request headers and body disagree: ${mismatch}`,
+          data: { mismatch },
+        },
+      };
+    }
+    const revision = outcome.classification.revision;
+    if (revision !== MODERN_PROTOCOL) {
+      return {
+        kind: 'reject',
+        status: 400,
+        error: {
+          code: UNSUPPORTED_PROTOCOL_VERSION,
+          message: `Unsupported protocol version: ${String(revision)}`,
+          data: { supported: SUPPORTED_PROTOCOLS, requested: revision },
+        },
+      };
+    }
+    return { kind: 'modern' };
+  }
+
   async function servePost(
     req: IncomingMessage,
     res: ServerResponse,
@@ -699,33 +781,41 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       sendJson(res, 400, await dispatch(message));
       return;
     }
-    const versionHeader = req.headers['mcp-protocol-version'];
-    const envelopeVersion =
-      isRecord(message.params) && isRecord(message.params._meta)
-        ? message.params._meta[PROTOCOL_META_KEY]
-        : undefined;
-    const modern = versionHeader === MODERN_PROTOCOL || envelopeVersion === MODERN_PROTOCOL;
     const isRequest =
       message.id !== undefined && message.id !== null && typeof message.method === 'string';
+    const era = classify(req, message);
+    if (era.kind === 'reject') {
+      sendJson(res, era.status, {
+        jsonrpc: '2.0',
+        id: isRequest ? message.id : null,
+        error: era.error,
+      });
+      return;
+    }
+    const modern = era.kind === 'modern';
 
     if (modern) {
-      if (typeof message.method === 'string') {
-        const mismatch = headerMismatch(req, message);
-        if (mismatch) {
-          sendJson(res, 400, {
-            jsonrpc: '2.0',
-            id: isRequest ? message.id : null,
-            error: {
-              code: HEADER_MISMATCH,
-              message: `Bad Request: the request headers and body disagree: ${mismatch}`,
-              data: { mismatch },
-            },
-          });
-          return;
-        }
+      if (isRequest && REMOVED_IN_MODERN.has(message.method as string)) {
+        sendJson(res, 404, {
+          jsonrpc: '2.0',
+          id: message.id,
+          error: {
+            code: METHOD_NOT_FOUND,
+            message: `Method not found: ${String(message.method)} (removed in protocol revision ${MODERN_PROTOCOL})`,
+          },
+        });
+        return;
       }
       if (isRequest && message.method === 'subscriptions/listen') {
-        openSubscription(res, message.id as JsonRpcId, token, route);
+        const params = isRecord(message.params) ? message.params : {};
+        const filter = isRecord(params.notifications) ? params.notifications : {};
+        openSubscription(
+          res,
+          message.id as JsonRpcId,
+          token,
+          route,
+          filter.toolsListChanged === true,
+        );
         return;
       }
       if (!isRequest) {
@@ -827,7 +917,11 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       if (streaming) {
         res.end(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
       } else {
-        sendJson(res, 200, response, headers);
+        // 2026-07-28 over HTTP: an unknown method is also a 404.
+        const notFound =
+          context.modern &&
+          (response as { error?: { code?: number } }).error?.code === METHOD_NOT_FOUND;
+        sendJson(res, notFound ? 404 : 200, response, headers);
       }
     } finally {
       context.session?.inflight.delete(id);
@@ -840,6 +934,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     id: JsonRpcId,
     token: AuthToken | undefined,
     route: string | undefined,
+    toolsListChanged: boolean,
   ): void {
     res.writeHead(200, {
       'content-type': 'text/event-stream',
@@ -847,12 +942,16 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       connection: 'keep-alive',
     });
     const listener = { res, token, server: route, subscriptionId: id };
-    listeners.add(listener);
+    // Only tool-list changes are honoured on the aggregated route; the ack says so.
+    if (toolsListChanged) listeners.add(listener);
     res.write(
       `event: message\ndata: ${JSON.stringify({
         jsonrpc: '2.0',
         method: 'notifications/subscriptions/acknowledged',
-        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': id } },
+        params: {
+          notifications: toolsListChanged ? { toolsListChanged: true } : {},
+          _meta: { 'io.modelcontextprotocol/subscriptionId': id },
+        },
       })}\n\n`,
     );
     const keepAlive = setInterval(() => res.write(': keepalive\n\n'), 15_000);

@@ -18,3 +18,14 @@ export const LIST_METHODS = new Set([
   'resources/templates/list',
   'prompts/list',
 ]);
+export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
+/** JSON-RPC error for a revision the server does not speak (`data: { supported, requested }`). */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** 2025-era methods that 2026-07-28 removed; a modern request for one gets HTTP 404 / -32601. */
+export const REMOVED_IN_MODERN = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);

@@ -114,13 +114,23 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
   });
   const started = performance.now();
   let response;
+  const send = () =>
+    upstream.relay({ method: req.method ?? 'GET', headers, body, signal: controller.signal });
   try {
-    response = await upstream.relay({
-      method: req.method ?? 'GET',
-      headers,
-      body,
-      signal: controller.signal,
-    });
+    try {
+      response = await send();
+    } catch (error) {
+      // A keep-alive connection the upstream closed as we reused it: the message never arrived.
+      // Resending is safe for what has no effect of its own (a response to the upstream's own
+      // request, a notification, a GET); a request is left to the client to retry.
+      const resendable =
+        req.method !== 'POST' ||
+        message === undefined ||
+        typeof message.method !== 'string' ||
+        message.id === undefined;
+      if (!resendable || controller.signal.aborted || !isSocketReset(error)) throw error;
+      response = await send();
+    }
   } catch (error) {
     if (callName) pipeline.record(callName, token, callArgs, started, 'error', String(error));
     reply(res, 502, {
@@ -168,6 +178,11 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
     if (callName) pipeline.record(callName, token, callArgs, started, 'error', String(error));
     res.destroy();
   }
+}
+
+function isSocketReset(error: unknown): boolean {
+  const code = (error as { code?: string } | undefined)?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 function filterMessage(

@@ -92,7 +92,14 @@ describe('createForwarder with a @toolwire/mcp registry', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
-        params: { name: 'fx__crash', arguments: {} },
+        params: {
+          name: 'fx__crash',
+          arguments: {},
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
       }),
     });
     const body = (await response.json()) as any;
