@@ -96,6 +96,8 @@ export interface AgentStep {
   toolResults: ToolResult[];
   approvals: ApprovalRecord[];
   repairs: RepairRecord[];
+  /** Retryable provider errors after which the model call was sent again. */
+  retries: ErrorRecord[];
   usage: Usage;
   warnings: ChatWarning[];
   /** The fallback a staged stage took, in words; null when none. */

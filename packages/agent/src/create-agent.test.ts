@@ -33,6 +33,8 @@ describe('createAgent (options)', () => {
     ['maxSteps', { maxSteps: 0 }, 'maxSteps must be an integer >= 1 (got 0)'],
     ['concurrency', { concurrency: 1.5 }, 'concurrency must be an integer >= 1 (got 1.5)'],
     ['toolTimeoutMs', { toolTimeoutMs: -1 }, 'toolTimeoutMs must be a number > 0 (got -1)'],
+    ['maxRetries', { maxRetries: -1 }, 'maxRetries must be an integer >= 0 (got -1)'],
+    ['retryDelayMs', { retryDelayMs: Number.NaN }, 'retryDelayMs must be a number >= 0 (got null)'],
     ['approve', { approve: 'yes' as never }, 'approve must be a function (got string)'],
     [
       'tools',
@@ -265,6 +267,7 @@ describe('createAgent (stream and transcript)', () => {
       'toolResults',
       'approvals',
       'repairs',
+      'retries',
       'usage',
       'warnings',
       'fallback',

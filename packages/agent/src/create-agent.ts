@@ -87,6 +87,13 @@ export interface AgentOptions {
   repairToolCall?: (
     request: RepairToolCallRequest,
   ) => ToolCall | null | undefined | Promise<ToolCall | null | undefined>;
+  /**
+   * How often a model call is sent again after a retryable provider error (rate limit, overload,
+   * 5xx, connection) before the run fails; default 2. The provider's retry-after is honoured.
+   */
+  maxRetries?: number;
+  /** Wait before the first retry when the provider gave no retry-after, doubled each time (default 500 ms). */
+  retryDelayMs?: number;
   /** Most tool calls running at once (default 8). */
   concurrency?: number;
   /** Per-call time limit; a call that exceeds it gets an `executionTimeout` tool error. */
@@ -103,6 +110,8 @@ export interface ResolvedAgentOptions {
   approve: AgentOptions['approve'];
   needsApproval: (tool: AnyTool, call: ToolCall) => boolean;
   repairToolCall: AgentOptions['repairToolCall'];
+  maxRetries: number;
+  retryDelayMs: number;
   concurrency: number;
   toolTimeoutMs: number | undefined;
   temperature: number | undefined;
@@ -340,6 +349,15 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   checkInteger('maxSteps', maxSteps, 1);
   const concurrency = options.concurrency ?? 8;
   checkInteger('concurrency', concurrency, 1);
+  const maxRetries = options.maxRetries ?? 2;
+  checkInteger('maxRetries', maxRetries, 0);
+  const retryDelayMs = options.retryDelayMs ?? 500;
+  if (typeof retryDelayMs !== 'number' || !(retryDelayMs >= 0)) {
+    throw new InvalidAgentOptionsError({
+      field: 'retryDelayMs',
+      message: `retryDelayMs must be a number >= 0 (got ${JSON.stringify(retryDelayMs)})`,
+    });
+  }
   if (
     options.toolTimeoutMs !== undefined &&
     !(typeof options.toolTimeoutMs === 'number' && options.toolTimeoutMs > 0)
@@ -371,6 +389,8 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     needsApproval:
       options.needsApproval ?? ((tool: AnyTool) => tool.annotations?.destructiveHint === true),
     repairToolCall: options.repairToolCall,
+    maxRetries,
+    retryDelayMs,
     concurrency,
     toolTimeoutMs: options.toolTimeoutMs,
     temperature: options.temperature,

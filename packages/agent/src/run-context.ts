@@ -2,6 +2,7 @@ import {
   addUsage,
   emptyUsage,
   generateToolCallId,
+  ProviderError,
   StreamProtocolError,
   type AnyTool,
   type ChatModel,
@@ -72,6 +73,7 @@ export function beginStep(
     toolResults: [],
     approvals: [],
     repairs: [],
+    retries: [],
     usage: emptyUsage(),
     warnings: [],
     fallback: null,
@@ -129,8 +131,9 @@ export function roundMs(ms: number): number {
 
 /**
  * Streams one model call: forwards text and reasoning as events (when `emitText`) and returns
- * the final response. Tool calls are emitted by the caller once their ids are settled. Abort is honoured even when an adapter does
- * not react to the signal: the iteration is raced against it.
+ * the final response. Tool calls are emitted by the caller once their ids are settled. Abort is
+ * honoured even when an adapter does not react to the signal: the iteration is raced against it.
+ * A retryable provider error is retried (see `withRetries`) unless text was already streamed.
  */
 export async function streamModel(
   context: RunContext,
@@ -138,62 +141,111 @@ export async function streamModel(
   request: ChatRequest,
   emitText: boolean,
 ): Promise<ChatResponse> {
-  const { signal } = context;
-  if (signal.aborted) throw runCancelled(signal);
-  const iterator = context.model.stream(request)[Symbol.asyncIterator]();
-  let response: ChatResponse | undefined;
-  try {
-    for (;;) {
-      const next = await raceAbort(iterator.next(), signal);
-      if (next.done) break;
-      const part = next.value;
-      switch (part.type) {
-        case 'text-delta':
-          if (emitText) context.emit({ type: 'text-delta', step: step.index, delta: part.delta });
-          break;
-        case 'reasoning-delta':
-          if (emitText)
-            context.emit({ type: 'reasoning-delta', step: step.index, delta: part.delta });
-          break;
-        case 'warning':
-          warn(context, step, part.warning);
-          break;
-        case 'finish':
-          response = part.response;
-          break;
-        default:
-          break;
+  return withRetries(context, step, async (progress) => {
+    const { signal } = context;
+    const iterator = context.model.stream(request)[Symbol.asyncIterator]();
+    let response: ChatResponse | undefined;
+    try {
+      for (;;) {
+        const next = await raceAbort(iterator.next(), signal);
+        if (next.done) break;
+        const part = next.value;
+        switch (part.type) {
+          case 'text-delta':
+            if (emitText) {
+              progress.emitted = true;
+              context.emit({ type: 'text-delta', step: step.index, delta: part.delta });
+            }
+            break;
+          case 'reasoning-delta':
+            if (emitText) {
+              progress.emitted = true;
+              context.emit({ type: 'reasoning-delta', step: step.index, delta: part.delta });
+            }
+            break;
+          case 'warning':
+            warn(context, step, part.warning);
+            break;
+          case 'finish':
+            response = part.response;
+            break;
+          default:
+            break;
+        }
       }
-    }
-  } catch (error) {
-    if (signal.aborted) {
+    } catch (error) {
       // Stop the adapter's stream without waiting for it: it may be stuck on a dead socket.
-      iterator.return?.().catch(() => undefined);
-      throw runCancelled(signal);
+      if (signal.aborted) iterator.return?.().catch(() => undefined);
+      throw error;
     }
-    throw error;
-  }
-  if (!response) {
-    throw new StreamProtocolError({
-      provider: context.model.provider,
-      message: `the ${context.model.provider} stream ended without a finish part`,
-    });
-  }
-  return response;
+    if (!response) {
+      throw new StreamProtocolError({
+        provider: context.model.provider,
+        message: `the ${context.model.provider} stream ended without a finish part`,
+      });
+    }
+    return response;
+  });
 }
 
-/** One non-streamed model call (for the staged pipeline's constrained stages). */
+/** One non-streamed model call (for the staged pipeline's constrained stages), with retries. */
 export async function generateModel(
   context: RunContext,
+  step: AgentStep,
   request: ChatRequest,
 ): Promise<ChatResponse> {
-  if (context.signal.aborted) throw runCancelled(context.signal);
-  try {
-    return await raceAbort(context.model.generate(request), context.signal);
-  } catch (error) {
-    if (context.signal.aborted) throw runCancelled(context.signal);
-    throw error;
+  return withRetries(context, step, () =>
+    raceAbort(context.model.generate(request), context.signal),
+  );
+}
+
+/**
+ * Runs a model call, sending it again after a retryable provider error (rate limit, overload,
+ * 5xx, dropped connection) up to `maxRetries` times: after the provider's retry-after when it
+ * gave one, else after `retryDelayMs` doubling per attempt. Adapters do not retry by default, so
+ * this is the one place retries happen. A call that already streamed text is not retried (the
+ * consumer has seen it); each retried error is kept on the step (`retries`).
+ */
+async function withRetries(
+  context: RunContext,
+  step: AgentStep,
+  attempt: (progress: { emitted: boolean }) => Promise<ChatResponse>,
+): Promise<ChatResponse> {
+  const { signal, options } = context;
+  for (let retry = 0; ; retry++) {
+    if (signal.aborted) throw runCancelled(signal);
+    const progress = { emitted: false };
+    try {
+      return await attempt(progress);
+    } catch (error) {
+      if (signal.aborted) throw runCancelled(signal);
+      if (progress.emitted || retry >= options.maxRetries || !isRetryable(error)) throw error;
+      step.retries.push(errorRecord(error));
+      await sleep(retryDelay(error, retry, options.retryDelayMs), signal);
+    }
   }
+}
+
+const MAX_RETRY_DELAY_MS = 60_000;
+
+function isRetryable(error: unknown): boolean {
+  return ProviderError.isProviderError(error) && error.retryable;
+}
+
+function retryDelay(error: unknown, retry: number, baseMs: number): number {
+  const asked = (error as { retryAfterMs?: unknown }).retryAfterMs;
+  const delay = typeof asked === 'number' && asked >= 0 ? asked : baseMs * 2 ** retry;
+  return Math.min(delay, MAX_RETRY_DELAY_MS);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return raceAbort(
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+    }),
+    signal,
+  );
 }
 
 /** Settles with `promise`, or rejects as soon as `signal` aborts. */

@@ -1,4 +1,10 @@
-import { CancelledError, ServerError, type Message, type ToolMessage } from '@toolwire/schema';
+import {
+  CancelledError,
+  InvalidRequestError,
+  ServerError,
+  type Message,
+  type ToolMessage,
+} from '@toolwire/schema';
 import { describe, expect, it } from 'vitest';
 import { createScriptedModel } from '../test/scripted-chat-model.js';
 import { calculate, failing, weather } from '../test/test-tools.js';
@@ -16,8 +22,9 @@ const contentOf = (message: Message | undefined): string =>
     ? message.content
     : '';
 const answer = (content: string) => ({ text: JSON.stringify({ content }) });
-const serverError = () => ({
-  error: new ServerError({ provider: 'scripted', message: 'boom', statusCode: 500 }),
+// Not retryable, so the stage fails at once (retries have their own tests).
+const providerFailure = () => ({
+  error: new InvalidRequestError({ provider: 'scripted', message: 'boom', statusCode: 400 }),
 });
 
 describe('createAgent (staged pipeline)', () => {
@@ -142,15 +149,36 @@ describe('createAgent (staged pipeline)', () => {
   });
 
   it('falls back to no tools when selection fails', async () => {
-    const model = createScriptedModel([serverError(), { text: 'Direct answer' }]);
+    const model = createScriptedModel([providerFailure(), { text: 'Direct answer' }]);
     const result = await createAgent({ model, tools, mode: 'staged' }).run('hi');
     expect(result.text).toBe('Direct answer');
     expect(result.steps.map((s) => s.kind)).toEqual(['discovery', 'selection', 'direct-answer']);
-    expect(result.steps[1]!.error).toMatchObject({ name: 'ServerError', message: 'boom' });
+    expect(result.steps[1]!.error).toMatchObject({ name: 'InvalidRequestError', message: 'boom' });
     expect(result.steps[1]!.fallback).toBe('selection failed: answering without tools');
     expect(result.steps[2]!.fallback).toBe('tool selection failed');
     expect(model.requests[1]!.tools).toBeUndefined();
     expect(model.calls[1]).toBe('stream');
+  });
+
+  it('retries a stage after a retryable provider error before falling back', async () => {
+    const overloaded = new ServerError({
+      provider: 'scripted',
+      message: 'overloaded',
+      statusCode: 529,
+    });
+    const model = createScriptedModel([
+      { error: overloaded },
+      select('calculate'),
+      { toolCalls: [{ name: 'calculate', arguments: { a: 1, b: 1, op: '+' } }] },
+      answer('2'),
+    ]);
+    const result = await createAgent({ model, tools, mode: 'staged', retryDelayMs: 1 }).run('1+1');
+    expect(result.text).toBe('2');
+    expect(result.steps[1]).toMatchObject({
+      kind: 'selection',
+      error: null,
+      retries: [{ name: 'ServerError', message: 'overloaded' }],
+    });
   });
 
   it('falls back to no tools when the selection answer does not match its schema', async () => {
@@ -270,8 +298,8 @@ describe('createAgent (staged pipeline)', () => {
   it('answers directly when function calling fails twice with provider errors', async () => {
     const model = createScriptedModel([
       select('calculate'),
-      serverError(),
-      serverError(),
+      providerFailure(),
+      providerFailure(),
       { text: 'Direct' },
     ]);
     const result = await createAgent({ model, tools, mode: 'staged' }).run('x');
@@ -319,7 +347,7 @@ describe('createAgent (staged pipeline)', () => {
           { name: 'flaky_service', arguments: {} },
         ],
       },
-      serverError(),
+      providerFailure(),
     ]);
     const events: string[] = [];
     const agent = createAgent({ model, tools, mode: 'staged' });

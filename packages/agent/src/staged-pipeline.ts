@@ -126,7 +126,7 @@ async function selectTools(context: RunContext): Promise<string[] | undefined> {
   };
   const step = beginStep(context, 'selection', request);
   try {
-    const response = await generateModel(context, request);
+    const response = await generateModel(context, step, request);
     recordResponse(context, step, response);
     const selection = parseStageAnswer<ToolSelectionResponse>(
       context,
@@ -200,7 +200,7 @@ async function callFunctions(
   };
   const step = beginStep(context, 'function-calling', request);
   try {
-    const response = await generateModel(context, request);
+    const response = await generateModel(context, step, request);
     recordResponse(context, step, response);
     const modelCalls = withUniqueIds(
       context,
@@ -307,7 +307,7 @@ async function interpret(
   let text: string;
   let finishReason: RunOutcome['finishReason'];
   try {
-    const response = await generateModel(context, request);
+    const response = await generateModel(context, step, request);
     recordResponse(context, step, response);
     const answer = parseStageAnswer<FinalResponse>(
       context,

@@ -1,4 +1,12 @@
-import { CancelledError, defineTool, RateLimitError, type ToolMessage } from '@toolwire/schema';
+import {
+  AuthenticationError,
+  CancelledError,
+  ConnectionError,
+  defineTool,
+  RateLimitError,
+  ServerError,
+  type ToolMessage,
+} from '@toolwire/schema';
 import { describe, expect, it } from 'vitest';
 import { createScriptedModel } from '../test/scripted-chat-model.js';
 import { calculate, deleteTool, failing, slowTool, weather } from '../test/test-tools.js';
@@ -414,13 +422,63 @@ describe('createAgent (tool loop)', () => {
   });
 
   it('propagates a provider error unchanged', async () => {
-    const error = new RateLimitError({
+    const error = new AuthenticationError({
       provider: 'scripted',
-      message: 'slow down',
-      statusCode: 429,
+      message: 'bad key',
+      statusCode: 401,
     });
     const model = createScriptedModel([{ error }]);
     await expect(createAgent({ model }).run('x')).rejects.toBe(error);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('sends a rate-limited call again after the retry-after and records the retry', async () => {
+    const limited = new RateLimitError({
+      provider: 'scripted',
+      message: 'slow down',
+      statusCode: 429,
+      retryAfterMs: 1,
+    });
+    const model = createScriptedModel([{ error: limited }, { text: 'ok' }]);
+    const result = await createAgent({ model }).run('x');
+    expect(result.text).toBe('ok');
+    expect(model.requests).toHaveLength(2);
+    expect(result.steps).toHaveLength(1);
+    expect(result.steps[0]!.retries).toEqual([
+      { name: 'RateLimitError', code: 'rate_limited', message: 'slow down' },
+    ]);
+  });
+
+  it('gives up after maxRetries and throws the last error', async () => {
+    const failure = () => ({
+      error: new ServerError({ provider: 'scripted', message: 'down', statusCode: 503 }),
+    });
+    const model = createScriptedModel([failure(), failure(), failure()]);
+    await expect(
+      createAgent({ model, maxRetries: 2, retryDelayMs: 1 }).run('x'),
+    ).rejects.toMatchObject({ name: 'ServerError', message: 'down' });
+    expect(model.requests).toHaveLength(3);
+  });
+
+  it('does not retry a call whose text was already streamed', async () => {
+    const dropped = new ConnectionError({
+      provider: 'scripted',
+      message: 'socket closed',
+      retryable: true,
+    });
+    const model = createScriptedModel([]);
+    let calls = 0;
+    // A stream that yields text, then fails.
+    const streaming = {
+      ...model,
+      async *stream() {
+        calls++;
+        yield { type: 'text-delta' as const, delta: 'Hel' };
+        throw dropped;
+      },
+    };
+    await expect(createAgent({ model: streaming, retryDelayMs: 1 }).run('x')).rejects.toBe(dropped);
+    expect(calls).toBe(1);
   });
 
   it('continues a conversation from the messages of an earlier result', async () => {

@@ -245,6 +245,19 @@ describe.each(['openai', 'anthropic', 'ollama'] as const)('createAgent with %s',
     expect(sentResults(provider, fake.requests[1]!)[0]!.text).toContain('2');
   });
 
+  it("direct: sends a rate-limited call again after the provider's retry-after", async () => {
+    fake.push(
+      { error: { status: 429, headers: { 'retry-after-ms': '5' } } },
+      { text: 'Answered on the second try.' },
+    );
+    const result = await createAgent({ model, tools: registry.asTools() }).run('Hello?');
+    expect(result.text).toBe('Answered on the second try.');
+    expect(fake.requests).toHaveLength(2);
+    expect(result.steps[0]!.retries).toEqual([
+      expect.objectContaining({ name: 'RateLimitError', code: 'rate_limited' }),
+    ]);
+  });
+
   it('direct: aborts mid-stream with CancelledError', async () => {
     fake.push({
       // Enough chunks for every wire format to have sent text before it stalls.
@@ -350,7 +363,8 @@ describe.each(['openai', 'anthropic', 'ollama'] as const)('createAgent with %s',
   });
 
   it('staged: falls back to a direct answer when selection fails at the provider', async () => {
-    fake.push({ error: { status: 500 } }, { text: 'A direct answer.' });
+    // 400 is not retryable: the stage fails at once.
+    fake.push({ error: { status: 400 } }, { text: 'A direct answer.' });
     const result = await createAgent({ model, mode: 'staged', tools: registry.asTools() }).run(
       'Hello?',
     );
