@@ -168,12 +168,15 @@ export const harnessSource = String.raw`(function (call, log, done, configJson) 
 
   // The outcome is handed to the host through done(), never through a promise the host would
   // have to subscribe to with then() (which the script can replace).
+  // It also returns the promise, for engines that can wait on it natively.
   return function start(main) {
-    apply(promiseThen, settle(main), [
+    const settled = settle(main);
+    apply(promiseThen, settled, [
       done,
       function (error) {
         done('0' + stringify(describe(error)));
       },
     ]);
+    return settled;
   };
 })`;

@@ -1,5 +1,9 @@
+export { createExecutor } from './create-executor.js';
+export type { CreateExecutorOptions, ExecutorBackend } from './create-executor.js';
 export { createQuickJSExecutor } from './quickjs-executor.js';
 export type { QuickJSExecutorOptions } from './quickjs-executor.js';
+export { createIsolatedVMExecutor, isIsolatedVMAvailable } from './isolated-vm-executor.js';
+export type { IsolatedVMExecutorOptions } from './isolated-vm-executor.js';
 export { defaultLimits, resolveLimits } from './limits.js';
 export type { ExecutionLimits } from './limits.js';
 export { ExecutionError, InvalidRunOptionsError, ExecutorClosedError } from './errors.js';

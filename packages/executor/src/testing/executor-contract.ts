@@ -10,6 +10,11 @@ export type ExecutorFactory = () => Executor | Promise<Executor>;
 export interface ContractOptions {
   /** When set, every test is skipped and the reason is part of the suite's name. */
   skipReason?: string | undefined;
+  /**
+   * The engine's memory limit is soft (isolated-vm: V8 may overshoot it and GC-thrash), so a
+   * single huge allocation may end at the deadline (`timeout`) rather than as `memory`.
+   */
+  softMemoryLimit?: boolean;
 }
 
 /** A barrier: `wait()` resolves once `count` callers are waiting (proves calls overlap). */
@@ -375,14 +380,18 @@ export function runExecutorContract(
         expect((await executor.run('return [1, 2].length')).value).toBe(2);
       });
 
-      it('stops a large single allocation with a memory error', async () => {
+      it(`stops a large single allocation with a memory error${options.softMemoryLimit ? ' (or at the deadline: soft memory limit)' : ''}`, async () => {
         const result = await executor.run(
-          'const big = new Array(20_000_000).fill(1); return big.length;',
+          'const big = new Array(100_000_000).fill(1); return big.length;',
           {
-            limits: { memoryBytes: 16 * 1024 * 1024, timeoutMs: 10_000 },
+            limits: { memoryBytes: 16 * 1024 * 1024, timeoutMs: 3000 },
           },
         );
-        expect(result.error).toMatchObject({ kind: 'memory' });
+        expect(result.ok).toBe(false);
+        expect(options.softMemoryLimit ? ['memory', 'timeout'] : ['memory']).toContain(
+          result.error!.kind,
+        );
+        expect((await executor.run('return "recovered"')).value).toBe('recovered');
       });
 
       it('stops runaway recursion with a stack-overflow error', async () => {
@@ -459,6 +468,7 @@ export function runExecutorContract(
       it('runs at most maxInFlight tool calls at once', async () => {
         let running = 0;
         let peak = 0;
+        let waiting: Array<() => void> = [];
         const result = await executor.run(
           'return await Promise.all([1, 2, 3, 4, 5, 6].map((n) => tools.work({ n })));',
           {
@@ -466,7 +476,15 @@ export function runExecutorContract(
               work: async (args) => {
                 running++;
                 peak = Math.max(peak, running);
-                await new Promise((resolve) => setImmediate(resolve));
+                // Calls finish in pairs: each waits until a second one is running beside it, so
+                // the run only completes if two calls really are in flight at once.
+                await new Promise<void>((resolve) => {
+                  waiting.push(resolve);
+                  if (waiting.length === 2) {
+                    for (const wake of waiting) wake();
+                    waiting = [];
+                  }
+                });
                 running--;
                 return (args as { n: number }).n;
               },

@@ -1,0 +1,206 @@
+// Child-process entry of the isolated-vm executor. It runs in its own Node process, started with
+// --no-node-snapshot (isolated-vm requires it on Node >= 20), so a V8 isolate crash or a
+// catastrophic error takes down this process, never the host. One fresh isolate per run.
+// Erasable TypeScript only: in development Node loads this file directly (type stripping).
+import type IsolatedVMModule from 'isolated-vm';
+import { harnessSource } from './guest-harness.ts';
+import type { GuestError } from './guest-harness.ts';
+import { LogBudget } from './log-budget.ts';
+import type { HostMessage, RunnerMessage, RunnerOutcome } from './protocol.ts';
+
+type IsolatedVM = typeof IsolatedVMModule;
+type Isolate = InstanceType<IsolatedVM['Isolate']>;
+type Reference = InstanceType<IsolatedVM['Reference']>;
+
+const send = (message: RunnerMessage | { type: 'unavailable'; message: string }): void => {
+  process.send?.(message);
+};
+
+let ivm: IsolatedVM;
+try {
+  ivm = ((await import('isolated-vm')) as { default: IsolatedVM }).default;
+  // Loading is not enough: a build for another Node ABI fails only when an isolate is made.
+  new ivm.Isolate({ memoryLimit: 8 }).dispose();
+} catch (error) {
+  send({ type: 'unavailable', message: error instanceof Error ? error.message : String(error) });
+  process.exit(0);
+}
+
+interface ActiveRun {
+  runId: number;
+  isolate: Isolate;
+  deliver: Reference | undefined;
+  done: boolean;
+  timer: NodeJS.Timeout | undefined;
+  watch: NodeJS.Timeout | undefined;
+}
+
+let active: ActiveRun | undefined;
+const MiB = 1024 * 1024;
+
+process.on('message', (message: HostMessage) => {
+  if (message.type === 'run') void startRun(message);
+  else if (message.type === 'tool-result') {
+    const run = active;
+    if (run?.runId !== message.runId || run.done || !run.deliver) return;
+    try {
+      run.deliver.applyIgnored(undefined, [message.callId, message.envelope], {
+        arguments: { copy: true },
+      });
+    } catch (error) {
+      finish(run, classify(error, run.isolate));
+    }
+  } else if (message.type === 'stop' && active?.runId === message.runId) {
+    finish(active, {
+      type: 'engine',
+      reason: 'interrupted',
+      error: { name: 'Error', message: 'interrupted' },
+    });
+  }
+});
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready' });
+
+async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise<void> {
+  const { runId, limits } = message;
+  const isolate = new ivm.Isolate({
+    memoryLimit: Math.max(8, Math.ceil(limits.memoryBytes / MiB)),
+    // isolated-vm's documentation: after a catastrophic error the process must not continue.
+    onCatastrophicError: () => process.abort(),
+  });
+  const run: ActiveRun = {
+    runId,
+    isolate,
+    deliver: undefined,
+    done: false,
+    timer: undefined,
+    watch: undefined,
+  };
+  active = run;
+  run.timer = setTimeout(
+    () =>
+      finish(run, {
+        type: 'engine',
+        reason: 'interrupted',
+        error: { name: 'Error', message: 'interrupted' },
+      }),
+    limits.timeoutMs,
+  );
+  const logs = new LogBudget(limits.maxLogBytes, limits.maxLogLines);
+  try {
+    const context = await isolate.createContext();
+    // Tool calls do not use isolated-vm's promise transfer: its guest-side promise settles
+    // through the script-visible Promise.prototype.then, which a script can replace. The guest
+    // makes its own promise, announces the call synchronously and the host delivers the result.
+    const call = new ivm.Reference((callId: unknown, name: unknown, args: unknown) => {
+      if (
+        typeof callId !== 'number' ||
+        typeof name !== 'string' ||
+        (args !== undefined && typeof args !== 'string')
+      ) {
+        return;
+      }
+      send({ type: 'call', runId, callId, name, args });
+    });
+    const log = new ivm.Reference((level: unknown, text: unknown) => {
+      if (typeof text !== 'string' || run.done) return;
+      const wasTruncated = logs.truncated;
+      logs.admit(text);
+      if (!wasTruncated) send({ type: 'log', runId, level: String(level) as 'log', message: text });
+    });
+    const done = new ivm.Reference((outcome: unknown) => {
+      if (typeof outcome === 'string') finish(run, { type: 'guest', outcome });
+    });
+    // Null-prototype option objects: the script cannot add options through Object.prototype.
+    const bridge = (await context.evalClosure(
+      `const callRef = $0, logRef = $1, doneRef = $2;
+       const PromiseCtor = Promise;
+       const apply = Reflect.apply;
+       const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete;
+       const resolvers = new Map();
+       const options = { __proto__: null, arguments: { __proto__: null, copy: true } };
+       let nextId = 0;
+       const call = (name, args) => new PromiseCtor((resolve) => {
+         const id = ++nextId;
+         apply(mapSet, resolvers, [id, resolve]);
+         callRef.applySync(undefined, [id, name, args], options);
+       });
+       const deliver = (id, envelope) => {
+         const resolve = apply(mapGet, resolvers, [id]);
+         if (resolve === undefined) return;
+         apply(mapDelete, resolvers, [id]);
+         resolve(envelope);
+       };
+       const log = (level, text) => { logRef.applySync(undefined, [level, text], options); };
+       const done = (outcome) => { doneRef.applyIgnored(undefined, [outcome], options); };
+       const begin = (${harnessSource})(call, log, done, ${JSON.stringify(JSON.stringify(message.config))});
+       const start = (main) => { begin(main); };
+       return { __proto__: null, start, deliver };`,
+      // References are transferable as they are; they stay in this closure, out of the script's reach.
+      [call, log, done],
+      { result: { reference: true } },
+    )) as unknown as {
+      get(key: 'start' | 'deliver', options: { reference: true }): Promise<Reference>;
+    };
+    const start = await bridge.get('start', { reference: true });
+    run.deliver = await bridge.get('deliver', { reference: true });
+    let script: Awaited<ReturnType<Isolate['compileScript']>>;
+    try {
+      script = await isolate.compileScript(message.code, { filename: 'script.js' });
+    } catch (error) {
+      return finish(run, { type: 'engine', reason: 'syntax', error: describe(error) });
+    }
+    const main = (await script.run(context, {
+      reference: true,
+      timeout: limits.timeoutMs,
+    })) as Reference;
+    // The result is not awaited through isolated-vm's promise transfer (see above); the harness
+    // reports through done(), and an isolate disposed for its memory limit is noticed by polling.
+    await start.apply(undefined, [main.derefInto()], { timeout: limits.timeoutMs });
+    run.watch = setInterval(() => {
+      if (isolate.isDisposed && !run.done) {
+        finish(run, {
+          type: 'engine',
+          reason: 'memory',
+          error: { name: 'RangeError', message: 'memory limit' },
+        });
+      }
+    }, 20);
+  } catch (error) {
+    if (run.done) return;
+    finish(run, classify(error, isolate));
+  }
+}
+
+function describe(error: unknown): GuestError {
+  if (error instanceof Error) {
+    return {
+      name: error.name,
+      message: error.message,
+      ...(error.stack ? { stack: error.stack } : {}),
+    };
+  }
+  return { name: 'Error', message: String(error), thrown: 'primitive' };
+}
+
+function classify(error: unknown, isolate: Isolate): RunnerOutcome {
+  const described = describe(error);
+  if (/memory limit/i.test(described.message))
+    return { type: 'engine', reason: 'memory', error: described };
+  if (/timed out/i.test(described.message) || isolate.isDisposed) {
+    return { type: 'engine', reason: 'interrupted', error: described };
+  }
+  if (/Maximum call stack/i.test(described.message))
+    return { type: 'engine', reason: 'stack-overflow', error: described };
+  return { type: 'engine', reason: 'internal', error: described };
+}
+
+function finish(run: ActiveRun, result: RunnerOutcome): void {
+  if (run.done) return;
+  run.done = true;
+  clearTimeout(run.timer);
+  clearInterval(run.watch);
+  if (!run.isolate.isDisposed) run.isolate.dispose();
+  if (active === run) active = undefined;
+  send({ type: 'done', runId: run.runId, result });
+}
