@@ -261,10 +261,6 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         return call('getPrompt');
       case 'completion/complete':
         return call('complete');
-      case 'resources/subscribe':
-        return call('subscribeResource');
-      case 'resources/unsubscribe':
-        return call('unsubscribeResource');
       default:
         throw new JsonRpcFault(METHOD_NOT_FOUND, `Method not found: ${method}`);
     }
@@ -426,9 +422,13 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         }
         return { [key]: items.map(([, item]) => item) };
       }
-      case 'resources/read':
       case 'resources/subscribe':
-      case 'resources/unsubscribe': {
+      case 'resources/unsubscribe':
+        throw new JsonRpcFault(
+          METHOD_NOT_FOUND,
+          `${request.method} is not offered on the aggregated route (no resources.subscribe capability); subscribe through /servers/<name>/mcp`,
+        );
+      case 'resources/read': {
         if (typeof params.uri !== 'string')
           throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
         return upstreamRequest(
@@ -471,7 +471,9 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   function capabilities(): Record<string, unknown> {
     return {
       tools: { listChanged: true },
-      resources: { listChanged: true, subscribe: true },
+      // Resource update notifications are not relayed on the aggregated route (the passthrough
+      // route relays them), so subscriptions are not offered here.
+      resources: { listChanged: true },
       prompts: { listChanged: true },
       completions: {},
       logging: {},
@@ -728,18 +730,6 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       };
     }
     if (outcome.kind === 'legacy') return { kind: 'legacy' };
-    const mismatch = headerMismatch(req, message);
-    if (mismatch) {
-      return {
-        kind: 'reject',
-        status: 400,
-        error: {
-          code: HEADER_MISMATCH,
-          message: `Bad Request: the request headers and body disagree: ${mismatch}`,
-          data: { mismatch },
-        },
-      };
-    }
     const revision = outcome.classification.revision;
     if (revision !== MODERN_PROTOCOL) {
       return {
@@ -749,6 +739,21 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
           code: UNSUPPORTED_PROTOCOL_VERSION,
           message: `Unsupported protocol version: ${String(revision)}`,
           data: { supported: SUPPORTED_PROTOCOLS, requested: revision },
+        },
+      };
+    }
+    const mismatch =
+      method === undefined && typeof message.method === 'string'
+        ? `the body names method ${message.method} but the required Mcp-Method header is absent`
+        : headerMismatch(req, message);
+    if (mismatch) {
+      return {
+        kind: 'reject',
+        status: 400,
+        error: {
+          code: HEADER_MISMATCH,
+          message: `Bad Request: the request headers and body disagree: ${mismatch}`,
+          data: { mismatch },
         },
       };
     }
