@@ -89,3 +89,26 @@ describe('createGatewayTools', () => {
     expect(registry.search('zzzz-nothing')).toEqual([]);
   });
 });
+
+describe('createGatewayTools (lazy registry)', () => {
+  it('connects a server the first time the model lists its tools', async () => {
+    const lazy = createRegistry({
+      logger: { warn: () => undefined },
+      lazy: true,
+      config: { mcpServers: { fx: fixtureStdioConfig() } },
+    });
+    try {
+      await lazy.start();
+      expect(lazy.servers()[0]?.status).toBe('idle');
+      const gateway = lazy.asTools({ mode: 'gateway' });
+      const [listed] = await executeToolCalls(
+        [{ id: 'l1', name: 'fx', arguments: { action: 'list' } }],
+        gateway,
+      );
+      expect((listed!.structuredContent as { tools: unknown[] }).tools).toHaveLength(8);
+      expect(lazy.servers()[0]?.status).toBe('ok');
+    } finally {
+      await lazy.close();
+    }
+  });
+});

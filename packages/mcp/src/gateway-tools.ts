@@ -7,7 +7,10 @@ import { toToolResult } from './to-tool-result.js';
 /** The name of the cross-server search tool in gateway mode. */
 export const SEARCH_TOOL_NAME = 'search';
 
-type GatewayRegistry = Pick<Registry, 'listTools' | 'servers' | 'callTool' | 'search'> & {
+type GatewayRegistry = Pick<
+  Registry,
+  'listTools' | 'servers' | 'callTool' | 'search' | 'connect'
+> & {
   toSchemaTool(tool: RegistryTool): AnyTool;
 };
 
@@ -137,6 +140,9 @@ function serverTool(registry: GatewayRegistry, server: string, name: string): An
       },
       context: { signal: AbortSignal; toolCallId: string },
     ) => {
+      // Lazy registries connect a server the first time the model asks about it.
+      if (registry.servers().find((s) => s.name === server)?.status === 'idle')
+        await registry.connect(server);
       const own = registry.listTools().filter((tool) => tool.source === server);
       if (args.action === 'list') {
         const status = registry.servers().find((s) => s.name === server);

@@ -475,4 +475,25 @@ describe('createRegistry', () => {
       structuredContent: { sum: 2 },
     });
   });
+
+  it('connects lazily on first use, serving cached tools until then', async () => {
+    const cacheFile = join(dir, `cache-${counter++}.json`);
+    const warm = registryWith({ config: { mcpServers: { fx: fixtureStdioConfig() } }, cacheFile });
+    await warm.start();
+    await warm.close();
+    const registry = registryWith({
+      config: { mcpServers: { fx: fixtureStdioConfig() } },
+      cacheFile,
+      lazy: true,
+    });
+    await registry.start();
+    expect(registry.servers()[0]).toMatchObject({ status: 'idle', tools: 8 });
+    expect(registry.servers()[0]!.pid).toBeUndefined();
+    expect(registry.listTools().find((t) => t.name === 'fx__echo')?.status).toBe('stale');
+    expect(await registry.callTool('fx__echo', { text: 'wake up' })).toMatchObject({
+      content: [{ text: 'echo: wake up' }],
+    });
+    expect(registry.servers()[0]).toMatchObject({ status: 'ok' });
+    expect(registry.snapshot().servers[0]?.status).toBe('ok');
+  });
 });

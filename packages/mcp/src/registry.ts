@@ -102,6 +102,11 @@ export interface CreateRegistryOptions {
    * true): models often send null for optional parameters they do not use.
    */
   nullMeansAbsent?: boolean;
+  /**
+   * Connect each server on first use instead of in `start()` (seed 004's gateway pattern): its
+   * status is `idle` until then and its tools come from the cache file, if any.
+   */
+  lazy?: boolean;
 }
 
 export interface Registry {
@@ -126,6 +131,10 @@ export interface Registry {
   asTools(options?: { mode?: 'tools' | 'gateway' }): AnyTool[];
   /** Ranks every tool by how well its name and description match the query. */
   search(query: string, options?: { limit?: number }): ToolSearchHit[];
+  /** Connects one server now (lazy mode, or to retry a server that is down without waiting for the backoff). */
+  connect(serverName: string): Promise<void>;
+  /** Tools and servers together: the shape of `toolwire tools list --json`. */
+  snapshot(): { tools: RegistryTool[]; servers: ServerInfo[] };
   /** Re-lists tools of one server (or all). */
   refresh(serverName?: string): Promise<void>;
   /** Naming decisions that renamed a tool (collisions, shortening), one line each. */
@@ -156,11 +165,13 @@ class McpRegistry implements Registry {
   private namingWarnings: string[] = [];
   private started: Promise<void> | undefined;
   private readonly nullMeansAbsent: boolean;
+  private readonly lazy: boolean;
 
   constructor(options: CreateRegistryOptions) {
     this.config = options.config as ToolwireConfig;
     this.logger = options.logger ?? stderrLogger;
     this.nullMeansAbsent = options.nullMeansAbsent ?? true;
+    this.lazy = options.lazy ?? false;
     this.natives =
       options.nativeTools ??
       createNativeTools(this.config.nativeTools ?? ['hash', 'time', 'calculate']);
@@ -190,6 +201,7 @@ class McpRegistry implements Registry {
         ...(cached ? { cachedTools: cached.tools } : {}),
         ...(cached?.prior ? { prior: cached.prior } : {}),
         ...(options.handlers ? { handlers: options.handlers } : {}),
+        lazy: options.lazy ?? false,
         onChange: (reason) => this.changed(name, reason),
         onListed: (tools, prior, protocolVersion) =>
           this.cache?.set(name, config, tools, prior, protocolVersion),
@@ -200,10 +212,24 @@ class McpRegistry implements Registry {
   }
 
   start(): Promise<void> {
+    // Lazy: nothing connects until a tool of the server is called (or `connect(name)`).
+    if (this.lazy) return Promise.resolve();
     this.started ??= Promise.all(
       [...this.connections.values()].map((connection) => connection.connect()),
     ).then(() => undefined);
     return this.started;
+  }
+
+  async connect(serverName: string): Promise<void> {
+    const connection = this.connections.get(serverName);
+    if (!connection) {
+      throw new ToolwireError('no_such_server', { message: `No MCP server named "${serverName}"` });
+    }
+    if (connection.status === 'idle' || connection.status === 'down') await connection.connect();
+  }
+
+  snapshot(): { tools: RegistryTool[]; servers: ServerInfo[] } {
+    return { tools: this.listTools(), servers: this.servers() };
   }
 
   async close(): Promise<void> {
@@ -218,7 +244,12 @@ class McpRegistry implements Registry {
   private toolStatus(entry: Entry): ToolStatus {
     if (!entry.connection) return 'ok';
     const status = entry.connection.status;
-    return status === 'ok' ? 'ok' : status === 'stale' ? 'stale' : 'unavailable';
+    // An idle (lazy) server's tools are last known definitions that a call will connect for.
+    return status === 'ok'
+      ? 'ok'
+      : status === 'stale' || status === 'idle'
+        ? 'stale'
+        : 'unavailable';
   }
 
   servers(): ServerInfo[] {

@@ -28,7 +28,12 @@ import { ServerUnavailableError, ToolCallProtocolError } from './errors.js';
 import type { Logger } from './logger.js';
 import { ProcessTransport } from './stdio-transport.js';
 
-export type ServerStatus = 'ok' | 'stale' | 'down' | 'disabled' | 'connecting';
+/**
+ * `ok`: connected, tools fresh. `stale`: connected, the last tool refresh failed. `down`: not
+ * connected (failed, dropped, restarting; see the reason). `disabled`: off in the config.
+ * `connecting`: the first connect is in progress. `idle`: lazy mode, not used yet.
+ */
+export type ServerStatus = 'ok' | 'stale' | 'down' | 'disabled' | 'connecting' | 'idle';
 
 export interface ServerConnectionOptions {
   name: string;
@@ -42,6 +47,8 @@ export interface ServerConnectionOptions {
   refreshIntervalMs: number;
   /** Restart/reconnect backoff: first delay and cap (ms). */
   backoff: { initialMs: number; maxMs: number };
+  /** Do not connect until the first call (or an explicit connect). */
+  lazy?: boolean;
   /** Tools known from a previous run (cache file), served while the server is not connected. */
   cachedTools?: McpTool[];
   /** The era verdict from a previous run, for a zero-round-trip connect. */
@@ -121,7 +128,7 @@ export class ServerConnection {
     this.transportKind = transportOf(options.config);
     this.tools = options.cachedTools ?? [];
     this.prior = options.prior;
-    this.status = 'connecting';
+    this.status = options.lazy ? 'idle' : 'connecting';
   }
 
   get pid(): number | undefined {
@@ -430,6 +437,7 @@ export class ServerConnection {
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
+    if (this.status === 'idle') await this.connect();
     if (this.status === 'connecting' && this.connecting) await this.connecting;
     const client = this.client;
     if (!client || (this.status !== 'ok' && this.status !== 'stale')) {
