@@ -124,4 +124,31 @@ describe('toolwire chat in a terminal', () => {
     await terminal.waitFor(/EXITED:0/);
     expect(terminal.capture(true)).not.toMatch(SGR);
   });
+
+  it.skipIf(!hasTmux)(`shows progress on stderr while MCP servers connect${why}`, async () => {
+    const file = join(sandbox.home, 'slow.json');
+    // A server that never answers the handshake: discovery waits for its connect timeout.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          slow: {
+            command: process.execPath,
+            args: ['-e', 'setInterval(() => {}, 1000)'],
+            connectTimeoutMs: 4000,
+          },
+        },
+        nativeTools: ['hash'],
+      }),
+    );
+    terminal = new TmuxSession(
+      [process.execPath, BIN, '--config', file, 'tools', 'list'],
+      sandbox.env,
+    );
+    await terminal.waitFor(/Connecting to 1 MCP server/);
+    const done = await terminal.waitFor(/EXITED:0/);
+    // The spinner line is gone once the table is printed.
+    expect(done).not.toContain('Connecting to');
+    expect(done).toMatch(/^slow\s+down/m);
+  });
 });
