@@ -1,7 +1,8 @@
-// `npm start`: runs the gateway once apps/server exists (issue 10); until then it reports what
-// the set-up did and what is missing, with a non-zero exit so nobody mistakes it for a server.
+// `npm start`: runs the gateway (apps/server, `toolwire-server`) after the build, passing the
+// command line through (e.g. `npm start -- --port 9000 --config ./toolwire.config.json`).
+// Signals are forwarded so SIGTERM/SIGINT stop it gracefully and SIGHUP reloads its config.
 import { existsSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -9,11 +10,14 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const server = join(root, 'apps', 'server', 'dist', 'main.js');
 if (!existsSync(server)) {
   process.stderr.write(
-    'toolwire: set-up and build finished, but the gateway (apps/server) is not part of this checkout yet.\n',
+    `toolwire: the build finished but ${server} is missing; run "pnpm --filter @toolwire/server build".\n`,
   );
   process.exit(1);
 }
-const result = spawnSync(process.execPath, [server, ...process.argv.slice(2)], {
-  stdio: 'inherit',
+const child = spawn(process.execPath, [server, ...process.argv.slice(2)], { stdio: 'inherit' });
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => child.kill(signal));
+}
+child.on('exit', (code, signal) => {
+  process.exit(code ?? (signal ? 1 : 0));
 });
-process.exit(result.status ?? 1);

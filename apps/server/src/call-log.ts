@@ -1,0 +1,46 @@
+import type { AuditEntry } from '@toolwire/forwarder';
+
+export interface LoggedCall extends AuditEntry {
+  /** Increases by one per call, for `?after=` polling. */
+  seq: number;
+}
+
+/** The last N tool calls (from the forwarder's audit sink) plus running totals, for the dashboard. */
+export class CallLog {
+  private readonly entries: LoggedCall[] = [];
+  private seq = 0;
+  readonly totals = { calls: 0, ok: 0, toolErrors: 0, errors: 0, refused: 0, cached: 0 };
+  private readonly durations: number[] = [];
+
+  constructor(private readonly capacity: number) {}
+
+  push(entry: AuditEntry): void {
+    const logged: LoggedCall = { ...entry, seq: ++this.seq };
+    delete logged.arguments;
+    this.entries.push(logged);
+    if (this.entries.length > this.capacity) this.entries.shift();
+    this.totals.calls++;
+    if (entry.outcome === 'ok') this.totals.ok++;
+    else if (entry.outcome === 'tool_error') this.totals.toolErrors++;
+    else if (entry.outcome === 'error') this.totals.errors++;
+    else if (entry.outcome === 'refused') this.totals.refused++;
+    else if (entry.outcome === 'cached') this.totals.cached++;
+    if (entry.outcome !== 'refused') {
+      this.durations.push(entry.durationMs);
+      if (this.durations.length > 1000) this.durations.shift();
+    }
+  }
+
+  /** Calls after `seq`, oldest first; only those whose tool `visible` accepts. */
+  after(seq: number, visible: (tool: string) => boolean): LoggedCall[] {
+    return this.entries.filter((entry) => entry.seq > seq && visible(entry.tool));
+  }
+
+  /** p50 and p95 of the recent call durations, in ms. */
+  percentiles(): { p50: number; p95: number } {
+    if (this.durations.length === 0) return { p50: 0, p95: 0 };
+    const sorted = [...this.durations].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+    return { p50: Math.round(at(0.5) * 10) / 10, p95: Math.round(at(0.95) * 10) / 10 };
+  }
+}

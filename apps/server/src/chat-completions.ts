@@ -1,0 +1,353 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createAgent, type AgentResult } from '@toolwire/agent';
+import { createCodeModeTools } from '@toolwire/codemode';
+import { JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
+import { toToolResult } from '@toolwire/mcp';
+import {
+  ToolExecutionError,
+  toolContent,
+  type AnyTool,
+  type Message,
+  type ToolErrorCategory,
+} from '@toolwire/schema';
+import { chatModelFromConfig } from './chat-model.js';
+import { gatewayToolSource, visibleTools } from './dashboard-api.js';
+import { HttpError, markLongLived, readJson, sendJson } from './http-util.js';
+import type { Logger } from './logger.js';
+import type { SharedState } from './shared-state.js';
+import type { Runtime } from './start-server.js';
+
+export interface ChatContext {
+  runtime: Runtime;
+  token: AuthToken | undefined;
+  shared: SharedState;
+  logger: Logger;
+  maxBody: number;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** OpenAI-style error body (what OpenAI SDKs parse). */
+function openAiError(
+  status: number,
+  message: string,
+  param: string | null,
+  code: string,
+): HttpError {
+  return new HttpError(status, message, -32602, {}, { type: 'invalid_request_error', param, code });
+}
+
+const FAULT_CATEGORY: Record<number, ToolErrorCategory> = {
+  [-32003]: 'permissionDenied',
+  [-32029]: 'rateLimited',
+  [-32602]: 'invalidArguments',
+};
+
+/** The gateway's tools for the model: every call goes through the forwarder's policy pipeline. */
+export function gatewayTools(
+  runtime: Runtime,
+  token: AuthToken | undefined,
+  ctx: ChatContext,
+): AnyTool[] {
+  return visibleTools(runtime, token).map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    execute: async (args: unknown, context: { signal: AbortSignal; toolCallId: string }) => {
+      await ctx.shared.prefetch(runtime.forwarder, tool.name, args, token);
+      let result;
+      try {
+        result = await runtime.forwarder.callTool(tool.name, args, {
+          token,
+          signal: context.signal,
+        });
+      } catch (error) {
+        if (error instanceof JsonRpcFault) {
+          throw new ToolExecutionError({
+            category: FAULT_CATEGORY[error.code] ?? 'unknown',
+            message: error.message,
+            ...(isRecord(error.data) ? { details: error.data } : {}),
+          });
+        }
+        throw error;
+      }
+      const converted = toToolResult(
+        { id: context.toolCallId, name: tool.name },
+        result as Parameters<typeof toToolResult>[1],
+      );
+      return toolContent(converted.content, {
+        isError: converted.isError,
+        ...(converted.structuredContent !== undefined
+          ? { structuredContent: converted.structuredContent }
+          : {}),
+      });
+    },
+  })) as AnyTool[];
+}
+
+interface ParsedRequest {
+  model: string | undefined;
+  system: string | undefined;
+  messages: Message[];
+  stream: boolean;
+  includeUsage: boolean;
+  temperature: number | undefined;
+  maxOutputTokens: number | undefined;
+}
+
+function textOf(content: unknown, path: string): string {
+  if (typeof content === 'string') return content;
+  if (content === null || content === undefined) return '';
+  if (Array.isArray(content)) {
+    return content
+      .map((part, i) => {
+        if (isRecord(part) && part.type === 'text' && typeof part.text === 'string')
+          return part.text;
+        throw openAiError(
+          400,
+          `${path}[${i}]: only text parts are supported`,
+          path,
+          'unsupported_content',
+        );
+      })
+      .join('\n');
+  }
+  throw openAiError(
+    400,
+    `${path}: expected a string or an array of text parts`,
+    path,
+    'invalid_type',
+  );
+}
+
+export function parseChatRequest(body: unknown): ParsedRequest {
+  if (!isRecord(body))
+    throw openAiError(400, 'The body must be a JSON object', null, 'invalid_type');
+  if (body.tools !== undefined && !(Array.isArray(body.tools) && body.tools.length === 0)) {
+    throw openAiError(
+      400,
+      "tools: this endpoint runs the gateway's own tools server-side; client-defined tools are not accepted",
+      'tools',
+      'unsupported_parameter',
+    );
+  }
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    throw openAiError(400, 'messages: expected a non-empty array', 'messages', 'invalid_type');
+  }
+  const systems: string[] = [];
+  const messages: Message[] = [];
+  body.messages.forEach((raw: unknown, i) => {
+    const path = `messages[${i}]`;
+    if (!isRecord(raw)) throw openAiError(400, `${path}: expected an object`, path, 'invalid_type');
+    switch (raw.role) {
+      case 'system':
+      case 'developer':
+        systems.push(textOf(raw.content, `${path}.content`));
+        break;
+      case 'user':
+        messages.push({ role: 'user', content: textOf(raw.content, `${path}.content`) });
+        break;
+      case 'assistant':
+        if (Array.isArray(raw.tool_calls) && raw.tool_calls.length > 0) {
+          throw openAiError(
+            400,
+            `${path}.tool_calls: the gateway runs tools itself; send the conversation without tool calls`,
+            `${path}.tool_calls`,
+            'unsupported_parameter',
+          );
+        }
+        messages.push({ role: 'assistant', content: textOf(raw.content, `${path}.content`) });
+        break;
+      case 'tool':
+        throw openAiError(
+          400,
+          `${path}: role "tool" is not accepted: the gateway runs tools itself`,
+          `${path}.role`,
+          'unsupported_parameter',
+        );
+      default:
+        throw openAiError(
+          400,
+          `${path}.role: expected system, developer, user or assistant`,
+          `${path}.role`,
+          'invalid_value',
+        );
+    }
+  });
+  const number = (value: unknown, path: string): number | undefined => {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw openAiError(400, `${path}: expected a number`, path, 'invalid_type');
+    }
+    return value;
+  };
+  if (body.model !== undefined && typeof body.model !== 'string') {
+    throw openAiError(400, 'model: expected a string', 'model', 'invalid_type');
+  }
+  return {
+    model: body.model as string | undefined,
+    system: systems.length > 0 ? systems.join('\n\n') : undefined,
+    messages,
+    stream: body.stream === true,
+    includeUsage: isRecord(body.stream_options) && body.stream_options.include_usage === true,
+    temperature: number(body.temperature, 'temperature'),
+    maxOutputTokens: number(body.max_completion_tokens ?? body.max_tokens, 'max_completion_tokens'),
+  };
+}
+
+function finishReason(result: AgentResult): string {
+  if (result.finishReason === 'length') return 'length';
+  if (result.finishReason === 'content-filter') return 'content_filter';
+  return 'stop';
+}
+
+function usageOf(result: AgentResult) {
+  return {
+    prompt_tokens: result.usage.inputTokens,
+    completion_tokens: result.usage.outputTokens,
+    total_tokens: result.usage.totalTokens,
+  };
+}
+
+/** What tools ran, as an extension field beside the OpenAI shape. */
+function toolwireSummary(result: AgentResult) {
+  const calls: Array<{ name: string; isError: boolean }> = [];
+  for (const message of result.messages) {
+    if (message.role !== 'tool') continue;
+    for (const r of message.results) calls.push({ name: r.toolName, isError: r.isError });
+  }
+  return { steps: result.steps.length, toolCalls: calls };
+}
+
+/** `POST /v1/chat/completions`: the agent loop with the gateway's tools against the configured model. */
+export async function handleChatCompletions(
+  ctx: ChatContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const body = await readJson(req, ctx.maxBody);
+  const request = parseChatRequest(body);
+  const { runtime, token } = ctx;
+  const model = chatModelFromConfig(runtime.config, request.model);
+  const codeMode = runtime.config.codeMode?.enabled === true;
+  const direct = gatewayTools(runtime, token, ctx);
+  const tools = codeMode
+    ? createCodeModeTools({
+        source: gatewayToolSource(runtime, token),
+        excludedTools: runtime.config.codeMode?.excludedTools ?? [],
+        typecheck: 'warn',
+      })
+    : direct;
+  const agent = createAgent({
+    model,
+    tools,
+    ...(request.system !== undefined ? { system: request.system } : {}),
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
+  });
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableEnded) controller.abort();
+  });
+  const id = `chatcmpl-${randomUUID().replaceAll('-', '')}`;
+  const created = Math.floor(Date.now() / 1000);
+  const modelId = model.modelId;
+
+  if (!request.stream) {
+    const result = await agent.run(request.messages, { signal: controller.signal });
+    sendJson(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model: modelId,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: result.text, refusal: null },
+          finish_reason: finishReason(result),
+          logprobs: null,
+        },
+      ],
+      usage: usageOf(result),
+      toolwire: toolwireSummary(result),
+    });
+    return;
+  }
+
+  markLongLived(res);
+  const chunk = (
+    delta: Record<string, unknown>,
+    finish: string | null,
+    extra: Record<string, unknown> = {},
+  ) =>
+    `data: ${JSON.stringify({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model: modelId,
+      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+      ...extra,
+    })}\n\n`;
+  let started = false;
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    res.write(chunk({ role: 'assistant', content: '' }, null));
+  };
+  try {
+    for await (const event of agent.stream(request.messages, { signal: controller.signal })) {
+      if (event.type === 'text-delta' && event.delta !== '') {
+        start();
+        res.write(chunk({ content: event.delta }, null));
+      } else if (event.type === 'finish') {
+        start();
+        res.write(
+          chunk({}, finishReason(event.result), { toolwire: toolwireSummary(event.result) }),
+        );
+        if (request.includeUsage) {
+          res.write(
+            `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: modelId, choices: [], usage: usageOf(event.result) })}\n\n`,
+          );
+        }
+        res.end('data: [DONE]\n\n');
+      } else if (event.type === 'step-start') {
+        start();
+      }
+    }
+  } catch (error) {
+    if (!started) throw error;
+    // Headers are gone: the failure is reported in-stream, the way OpenAI does.
+    ctx.logger.warn('chat completion failed mid-stream', { error: (error as Error).message });
+    res.end(
+      `data: ${JSON.stringify({ error: { message: (error as Error).message, type: 'server_error' } })}\n\n`,
+    );
+  }
+}
+
+/** `GET /v1/models`: the configured model, so OpenAI clients that list models find it. */
+export function handleModels(runtime: Runtime, res: ServerResponse): void {
+  const model = runtime.config.chat?.model;
+  sendJson(res, 200, {
+    object: 'list',
+    data: model
+      ? [
+          {
+            id: model,
+            object: 'model',
+            created: 0,
+            owned_by: runtime.config.chat?.provider ?? 'toolwire',
+          },
+        ]
+      : [],
+  });
+}

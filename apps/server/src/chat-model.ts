@@ -1,0 +1,77 @@
+import { createAnthropic } from '@toolwire/anthropic';
+import type { ToolwireConfig } from '@toolwire/mcp';
+import { createOllama } from '@toolwire/ollama';
+import { createOpenAI, createXai, OPENAI_BASE_URL, XAI_BASE_URL } from '@toolwire/openai';
+import type { ChatModel } from '@toolwire/schema';
+import { HttpError } from './http-util.js';
+
+const KEY_VARIABLES: Record<string, string | undefined> = {
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  xai: 'XAI_API_KEY',
+  ollama: undefined,
+};
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/**
+ * The upstream model of `/v1/chat/completions`, from the config's `chat` section (`model` may be
+ * overridden per request). Throws a 503 naming what to configure when there is none.
+ */
+export function chatModelFromConfig(
+  config: ToolwireConfig,
+  requestedModel: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): ChatModel {
+  const chat = config.chat;
+  if (!chat?.provider) {
+    throw new HttpError(
+      503,
+      'No upstream model is configured: add a "chat" section ({ "provider", "baseUrl", "apiKey", "model" }) to toolwire.config.json',
+      -32603,
+    );
+  }
+  const provider = chat.provider;
+  const model = nonEmpty(requestedModel) ?? nonEmpty(chat.model);
+  if (model === undefined) {
+    throw new HttpError(
+      400,
+      'model: no model in the request and none in the config (chat.model)',
+      -32602,
+    );
+  }
+  const variable = KEY_VARIABLES[provider];
+  const apiKey = nonEmpty(chat.apiKey) ?? (variable ? nonEmpty(env[variable]) : undefined);
+  const missingKey = () =>
+    new HttpError(
+      503,
+      `chat.apiKey: the ${provider} provider needs an API key (or set ${variable})`,
+      -32603,
+    );
+  switch (provider) {
+    case 'openai': {
+      const baseURL = nonEmpty(chat.baseUrl) ?? OPENAI_BASE_URL;
+      if (apiKey === undefined && baseURL === OPENAI_BASE_URL) throw missingKey();
+      return createOpenAI({
+        baseURL,
+        apiKey: apiKey ?? 'none',
+        ...(baseURL === OPENAI_BASE_URL ? {} : { provider: 'openai-compatible' }),
+      })(model);
+    }
+    case 'xai':
+      if (apiKey === undefined) throw missingKey();
+      return createXai({ baseURL: nonEmpty(chat.baseUrl) ?? XAI_BASE_URL, apiKey })(model);
+    case 'anthropic':
+      if (apiKey === undefined) throw missingKey();
+      return createAnthropic({
+        apiKey,
+        ...(nonEmpty(chat.baseUrl) ? { baseURL: chat.baseUrl } : {}),
+      })(model);
+    case 'ollama':
+      return createOllama({ host: nonEmpty(chat.baseUrl) ?? 'http://127.0.0.1:11434' })(model);
+    default:
+      throw new HttpError(503, `chat.provider: unknown provider "${String(provider)}"`, -32603);
+  }
+}

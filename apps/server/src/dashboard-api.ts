@@ -1,0 +1,139 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { runCode, type CallToolResultLike, type CodeModeToolSource } from '@toolwire/codemode';
+import { JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
+import type { CallLog } from './call-log.js';
+import { HttpError, readJson, sendJson } from './http-util.js';
+import type { SharedState } from './shared-state.js';
+import type { Runtime } from './start-server.js';
+
+export interface DashboardApiContext {
+  runtime: Runtime;
+  token: AuthToken | undefined;
+  shared: SharedState;
+  callLog: CallLog;
+  maxBody: number;
+  startedAt: number;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Tools this token may see, as the dashboard and the playground show them. */
+export function visibleTools(runtime: Runtime, token: AuthToken | undefined) {
+  return runtime.forwarder.pipeline.visibleTools(token).tools.map(({ tool }) => ({
+    name: tool.name,
+    description: tool.description ?? '',
+    source: tool.source,
+    originalName: tool.originalName,
+    status: tool.status ?? 'ok',
+    inputSchema: tool.inputSchema as Record<string, unknown>,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Record<string, unknown> } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+  }));
+}
+
+/** A code-mode tool source that sends every call through the forwarder's policy pipeline. */
+export function gatewayToolSource(
+  runtime: Runtime,
+  token: AuthToken | undefined,
+): CodeModeToolSource {
+  return {
+    listTools: () => visibleTools(runtime, token),
+    callTool: async (name, args, options = {}) =>
+      (await runtime.forwarder.callTool(name, args, {
+        token,
+        ...(options.signal ? { signal: options.signal } : {}),
+      })) as CallToolResultLike,
+  };
+}
+
+function faultBody(error: unknown): { code: number; message: string; data?: unknown } {
+  if (error instanceof JsonRpcFault) return error.toError();
+  return { code: -32603, message: error instanceof Error ? error.message : String(error) };
+}
+
+/** `/api/*`: the JSON the dashboard page reads. Auth was checked by the caller. */
+export async function handleDashboardApi(
+  ctx: DashboardApiContext,
+  path: string,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const { runtime, token } = ctx;
+  const pipeline = runtime.forwarder.pipeline;
+  const mayCall = (tool: string): boolean => pipeline.policy.check(tool, token) === null;
+  const ownCall = (client: string): boolean => token === undefined || client === token.client;
+
+  if (path === '/api/overview' && req.method === 'GET') {
+    sendJson(res, 200, {
+      gateway: {
+        version: '0.1.0',
+        uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
+        client: token?.client ?? null,
+        auth: runtime.tokens.size > 0,
+        redis: ctx.shared.kind === 'redis',
+        codeMode: runtime.config.codeMode?.enabled === true,
+        chatModel: runtime.config.chat?.model ?? null,
+      },
+      servers: runtime.registry.servers().map((s) => ({
+        name: s.name,
+        status: s.status,
+        ...(s.reason ? { reason: s.reason } : {}),
+        tools: s.tools,
+        transport: s.transport,
+        restarts: s.restarts,
+      })),
+      tools: visibleTools(runtime, token),
+      metrics: { ...ctx.callLog.totals, ...ctx.callLog.percentiles() },
+    });
+    return;
+  }
+  if (path === '/api/calls' && req.method === 'GET') {
+    const after = Number(url.searchParams.get('after') ?? '0');
+    if (!Number.isFinite(after) || after < 0)
+      throw new HttpError(400, 'after: expected a non-negative number');
+    const calls = ctx.callLog.after(after, mayCall).filter((call) => ownCall(call.client));
+    sendJson(res, 200, { calls });
+    return;
+  }
+  if (path === '/api/call' && req.method === 'POST') {
+    const body = await readJson(req, ctx.maxBody);
+    if (!isRecord(body) || typeof body.name !== 'string' || body.name === '') {
+      throw new HttpError(400, 'name: expected the tool name', -32602);
+    }
+    if (body.arguments !== undefined && !isRecord(body.arguments)) {
+      throw new HttpError(400, 'arguments: expected an object', -32602);
+    }
+    await ctx.shared.prefetch(runtime.forwarder, body.name, body.arguments ?? {}, token);
+    try {
+      const result = await runtime.forwarder.callTool(body.name, body.arguments ?? {}, { token });
+      sendJson(res, 200, { ok: true, result });
+    } catch (error) {
+      sendJson(res, 200, { ok: false, error: faultBody(error) });
+    }
+    return;
+  }
+  if (path === '/api/code' && req.method === 'POST') {
+    const body = await readJson(req, ctx.maxBody);
+    if (!isRecord(body) || typeof body.code !== 'string' || body.code.trim() === '') {
+      throw new HttpError(400, 'code: expected TypeScript source', -32602);
+    }
+    const typecheck =
+      body.typecheck === 'off' || body.typecheck === 'error' ? body.typecheck : 'warn';
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableEnded) controller.abort();
+    });
+    const result = await runCode(body.code, {
+      source: gatewayToolSource(runtime, token),
+      typecheck,
+      limits: { timeoutMs: 10_000 },
+      signal: controller.signal,
+    });
+    sendJson(res, 200, result);
+    return;
+  }
+  throw new HttpError(404, `Not found: ${path}`);
+}

@@ -1,0 +1,136 @@
+import { parseArgs } from 'node:util';
+import { ConfigError } from '@toolwire/mcp';
+import { ToolwireError } from '@toolwire/schema';
+import { DEFAULT_PORT, startServer, type RunningServer } from './start-server.js';
+
+export interface ServerArgs {
+  configPath?: string;
+  host: string;
+  port: number;
+  allowedHosts?: string[] | '*';
+  help: boolean;
+}
+
+export const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] [--port 8787] [--allowed-hosts a,b|*]
+
+  --config FILE         toolwire.config.json (default: ./toolwire.config.json if present, else the built-in configuration)
+  --host HOST           address to bind (default 127.0.0.1)
+  --port PORT           port (default 8787; 0 picks a free one)
+  --allowed-hosts LIST  Host/Origin names accepted besides loopback (DNS-rebinding protection); "*" behind a proxy that checks them
+                        (also TOOLWIRE_ALLOWED_HOSTS)
+
+Signals: SIGTERM/SIGINT stop gracefully (in-flight calls finish, stdio servers are stopped); SIGHUP reloads the config.
+`;
+
+/** Thrown for bad flags: one line, exit code 2. */
+export class UsageError extends Error {}
+
+export function parseServerArgs(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+): ServerArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'allowed-hosts': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new UsageError(`--port: expected a port number 0-65535, got "${values.port}"`);
+  }
+  const hostsText = values['allowed-hosts'] ?? env.TOOLWIRE_ALLOWED_HOSTS;
+  let allowedHosts: string[] | '*' | undefined;
+  if (hostsText !== undefined && hostsText.trim() !== '') {
+    allowedHosts =
+      hostsText.trim() === '*'
+        ? '*'
+        : hostsText
+            .split(',')
+            .map((h) => h.trim().toLowerCase())
+            .filter(Boolean);
+  }
+  return {
+    ...(values.config !== undefined ? { configPath: values.config } : {}),
+    host: values.host ?? '127.0.0.1',
+    port,
+    ...(allowedHosts !== undefined ? { allowedHosts } : {}),
+    help: values.help === true,
+  };
+}
+
+/** `toolwire-server`: starts, wires signals, and resolves with the exit code once stopped. */
+export async function runServerCli(argv: string[]): Promise<number> {
+  let args: ServerArgs;
+  try {
+    args = parseServerArgs(argv);
+  } catch (error) {
+    process.stderr.write(`toolwire-server: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  let server: RunningServer;
+  try {
+    let allowedHosts = args.allowedHosts;
+    if (Array.isArray(allowedHosts))
+      allowedHosts = [...allowedHosts, 'localhost', '127.0.0.1', '[::1]', '::1', args.host];
+    server = await startServer({
+      ...(args.configPath !== undefined ? { configPath: args.configPath } : {}),
+      host: args.host,
+      port: args.port,
+      ...(allowedHosts !== undefined ? { allowedHosts } : {}),
+    });
+  } catch (error) {
+    const bad = error instanceof ConfigError || ToolwireError.isInstance(error);
+    const code = (error as NodeJS.ErrnoException).code;
+    const message =
+      code === 'EADDRINUSE'
+        ? `port ${args.port} on ${args.host} is already in use (pass --port)`
+        : (error as Error).message;
+    process.stderr.write(`toolwire-server: ${message}\n`);
+    return bad || code === 'EADDRINUSE' ? 2 : 1;
+  }
+  process.stderr.write(`toolwire-server: MCP at ${server.url}/mcp, dashboard at ${server.url}/\n`);
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        // A second Ctrl-C means "now"; repeated SIGTERMs (supervisors, wrappers) change nothing.
+        if (signal === 'SIGINT') {
+          process.stderr.write('toolwire-server: second SIGINT, exiting now\n');
+          process.exit(1);
+        }
+        return;
+      }
+      stopping = true;
+      server.close().then(
+        () => resolve(0),
+        (error: unknown) => {
+          process.stderr.write(`toolwire-server: shutdown failed: ${(error as Error).message}\n`);
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGHUP', () => {
+      server.reload().catch(() => {
+        // Logged by reload; the running configuration stays.
+      });
+    });
+  });
+}

@@ -1,0 +1,420 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import {
+  createForwarder,
+  type AuditEntry,
+  type AuthToken,
+  type Forwarder,
+  type ToolSource,
+} from '@toolwire/forwarder';
+import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
+import { CallLog } from './call-log.js';
+import { handleChatCompletions, handleModels } from './chat-completions.js';
+import { handleDashboardApi } from './dashboard-api.js';
+import { DASHBOARD_HTML } from './dashboard-page.js';
+import { embeddedDefaultConfig, toolwireCacheDir } from './default-config.js';
+import {
+  HttpError,
+  LOOPBACK_HOSTS,
+  authenticate,
+  checkHost,
+  isLongLived,
+  sendError,
+  sendJson,
+} from './http-util.js';
+import { createJsonLogger, type Logger } from './logger.js';
+import { McpRoute } from './mcp-route.js';
+import { SessionCodec } from './session-codec.js';
+import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
+
+export const SERVER_VERSION = '0.1.0';
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_CONFIG_FILE = 'toolwire.config.json';
+
+export interface StartServerOptions {
+  /** A config file; default `./toolwire.config.json` when present, else the embedded default. */
+  configPath?: string;
+  /** An already loaded config object (wins over `configPath`; no file watching). */
+  config?: ToolwireConfig;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+  /**
+   * Host names accepted in `Host`/`Origin` (DNS-rebinding protection). Default: loopback names
+   * plus the `host` bound to; `'*'` when a reverse proxy checks hosts itself.
+   */
+  allowedHosts?: string[] | '*';
+  /** Largest request body accepted, in bytes (default 4 MiB). */
+  maxBodyBytes?: number;
+  /** How long shutdown waits for in-flight requests (default 10 s). */
+  shutdownGraceMs?: number;
+  /** Reload when the config file changes (default true when the config came from a file). */
+  watchConfig?: boolean;
+  /** Where JSON log lines go (default stdout). */
+  logStream?: Writable;
+  /** Working directory for relative config paths (default `process.cwd()`). */
+  cwd?: string;
+  /** Registry restart backoff (tests use short ones). */
+  backoff?: { initialMs?: number; maxMs?: number };
+}
+
+export interface RunningServer {
+  /** `http://127.0.0.1:8787` */
+  url: string;
+  /** Re-reads the config and swaps it in; in-flight requests finish on the old one. */
+  reload(): Promise<void>;
+  /** Graceful: stops accepting, lets in-flight requests finish, stops stdio children. */
+  close(): Promise<void>;
+  /** The config in use and where it came from (`undefined` for the embedded default). */
+  readonly configFile: string | undefined;
+  /** The running pieces (for embedding and tests). */
+  readonly runtime: Runtime;
+}
+
+export interface Runtime {
+  config: ToolwireConfig;
+  registry: Registry;
+  forwarder: Forwarder;
+  tokens: ReadonlyMap<string, AuthToken>;
+  /** Responses not finished yet (long-lived streams are marked with `markLongLived`). */
+  active: Set<ServerResponse>;
+  registryKey: string;
+  detach: () => void;
+}
+
+interface ConfigSource {
+  load(): ToolwireConfig;
+  file: string | undefined;
+}
+
+function configSource(options: StartServerOptions): ConfigSource {
+  if (options.config) {
+    const config = options.config;
+    return { load: () => loadConfig(config), file: undefined };
+  }
+  const cwd = options.cwd ?? process.cwd();
+  const file =
+    options.configPath !== undefined
+      ? resolve(cwd, options.configPath)
+      : existsSync(resolve(cwd, DEFAULT_CONFIG_FILE))
+        ? resolve(cwd, DEFAULT_CONFIG_FILE)
+        : undefined;
+  if (file === undefined) return { load: () => loadConfig(embeddedDefaultConfig()), file };
+  return { load: () => loadConfig(file), file };
+}
+
+function registryKeyOf(config: ToolwireConfig): string {
+  const { mcpServers, nativeTools, namespace, policy } = config;
+  return JSON.stringify({ mcpServers, nativeTools, namespace, timeoutMs: policy?.timeoutMs });
+}
+
+/**
+ * Starts the gateway: `@toolwire/forwarder` over HTTP with `/mcp`, `/servers/<name>/mcp`,
+ * `/healthz`, `/readyz`, `/metrics`, the dashboard at `/` and `/v1/chat/completions`.
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const logger: Logger = createJsonLogger(options.logStream ?? process.stdout, {
+    base: { service: 'toolwire-server' },
+  });
+  const source = configSource(options);
+  const initialConfig = source.load();
+  const host = options.host ?? '127.0.0.1';
+  const allowedHosts: string[] | '*' = options.allowedHosts ?? [
+    ...new Set([
+      ...LOOPBACK_HOSTS,
+      ...(host === '0.0.0.0' || host === '::' ? [] : [host.toLowerCase()]),
+    ]),
+  ];
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const callLog = new CallLog(200);
+  const mcpRoute = new McpRoute();
+  const shared: SharedState = initialConfig.redis
+    ? createRedisState(initialConfig.redis, logger)
+    : createMemoryState();
+  const codec = new SessionCodec(await shared.sessionSecret());
+
+  const audit = (entry: AuditEntry): void => {
+    callLog.push(entry);
+    logger.info('tool call', { ...entry, event: 'tool_call' });
+  };
+
+  async function buildRuntime(config: ToolwireConfig, previous?: Runtime): Promise<Runtime> {
+    const registryKey = registryKeyOf(config);
+    let registry: Registry;
+    if (previous && previous.registryKey === registryKey) registry = previous.registry;
+    else {
+      registry = createRegistry({
+        config,
+        cacheFile: join(toolwireCacheDir(), 'server-tools-cache.json'),
+        clientInfo: { name: 'toolwire-server', version: SERVER_VERSION },
+        ...(options.backoff ? { backoff: options.backoff } : {}),
+        logger: {
+          warn: (message) => logger.warn(message, { component: 'registry' }),
+          error: (message) => logger.error(message, { component: 'registry' }),
+          debug: (message) => logger.debug(message, { component: 'registry' }),
+        },
+      });
+      await registry.start();
+    }
+    const forwarder = createForwarder({
+      // The registry is the forwarder's ToolSource; the cast bridges a server status ('idle') the
+      // registry reports and the forwarder's type does not list yet.
+      source: registry as unknown as ToolSource,
+      config: config as Record<string, unknown>,
+      audit,
+      allowedHosts,
+      serverInfo: { name: 'toolwire-server', version: SERVER_VERSION },
+    });
+    const detachShared = shared.attach(forwarder, Object.keys(config.mcpServers ?? {}));
+    const unsubscribe = forwarder.pipeline.onChange((server) => mcpRoute.toolsChanged(server));
+    return {
+      config,
+      registry,
+      forwarder,
+      tokens: new Map((config.auth?.tokens ?? []).map((t) => [t.token, t as AuthToken])),
+      active: new Set(),
+      registryKey,
+      detach: () => {
+        detachShared();
+        unsubscribe();
+      },
+    };
+  }
+
+  let runtime = await buildRuntime(initialConfig);
+  let shuttingDown = false;
+  const startedAt = Date.now();
+
+  async function retire(old: Runtime, reuseRegistry: boolean): Promise<void> {
+    const deadline = Date.now() + (options.shutdownGraceMs ?? 10_000);
+    while (inflightCalls(old) > 0 && Date.now() < deadline) await sleep(25);
+    old.detach();
+    await old.forwarder.close();
+    if (!reuseRegistry) await old.registry.close();
+  }
+
+  let reloading: Promise<void> = Promise.resolve();
+  function reload(): Promise<void> {
+    reloading = reloading.then(async () => {
+      if (shuttingDown) return;
+      let config: ToolwireConfig;
+      try {
+        config = source.load();
+      } catch (error) {
+        logger.error('config reload refused: keeping the running configuration', {
+          error: (error as Error).message,
+          file: source.file,
+        });
+        throw error;
+      }
+      if ((config.redis ?? '') !== (initialConfig.redis ?? '')) {
+        logger.warn('a change of "redis" takes effect after a restart', { file: source.file });
+      }
+      const old = runtime;
+      runtime = await buildRuntime(config, old);
+      logger.info('config reloaded', {
+        file: source.file,
+        tools: runtime.forwarder.pipeline.tools().size,
+      });
+      void retire(old, runtime.registry === old.registry).catch((error: Error) =>
+        logger.error('closing the previous configuration failed', { error: error.message }),
+      );
+    });
+    return reloading;
+  }
+
+  const server = createServer({ keepAliveTimeout: 30_000, requestTimeout: 0 }, (req, res) => {
+    const current = runtime;
+    current.active.add(res);
+    const done = (): void => {
+      current.active.delete(res);
+    };
+    res.once('finish', done);
+    res.once('close', done);
+    route(current, req, res).catch((error: unknown) => {
+      if (!(error instanceof HttpError)) {
+        logger.error('request failed', { path: req.url, error: (error as Error).message });
+      }
+      sendError(res, error);
+    });
+  });
+  server.on('clientError', (error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    logger.debug('client error', { error: error.message });
+  });
+
+  async function route(current: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    if (path === '/healthz') {
+      sendJson(res, 200, {
+        status: 'ok',
+        uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+      });
+      return;
+    }
+    if (shuttingDown) {
+      throw new HttpError(503, 'The gateway is shutting down', -32603, { connection: 'close' });
+    }
+    checkHost(req, allowedHosts);
+    if (path === '/mcp') return mcpRoute.handle(context(current), req, res, undefined);
+    const passthrough = /^\/servers\/([^/]+)\/mcp$/.exec(path);
+    if (passthrough) {
+      return mcpRoute.handle(context(current), req, res, decodeURIComponent(passthrough[1]!));
+    }
+    if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-security-policy':
+          "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:",
+        'x-frame-options': 'DENY',
+      });
+      res.end(req.method === 'HEAD' ? undefined : DASHBOARD_HTML);
+      return;
+    }
+    const token = authenticate(req, current.tokens);
+    if (path === '/readyz' && req.method === 'GET') {
+      const servers = current.registry.servers().map((s) => ({
+        name: s.name,
+        status: s.status,
+        ...(s.reason ? { reason: s.reason } : {}),
+        tools: s.tools,
+        transport: s.transport,
+        restarts: s.restarts,
+      }));
+      const enabled = servers.filter((s) => s.status !== 'disabled');
+      const allDown = enabled.length > 0 && enabled.every((s) => s.status === 'down');
+      const degraded = enabled.some((s) => s.status !== 'ok' && s.status !== 'idle');
+      const status = allDown ? 'unavailable' : degraded ? 'degraded' : 'ready';
+      sendJson(res, allDown ? 503 : 200, {
+        status,
+        tools: current.forwarder.pipeline.visibleTools(token).tools.length,
+        servers,
+      });
+      return;
+    }
+    if (path === '/metrics' && req.method === 'GET') {
+      const text = await current.forwarder.metrics();
+      res.writeHead(200, { 'content-type': current.forwarder.metricsContentType }).end(text);
+      return;
+    }
+    if (path === '/v1/chat/completions') {
+      if (req.method !== 'POST') throw new HttpError(405, 'Use POST', -32600, { allow: 'POST' });
+      return handleChatCompletions({ runtime: current, token, shared, logger, maxBody }, req, res);
+    }
+    if (path === '/v1/models' && req.method === 'GET') return handleModels(current, res);
+    if (path.startsWith('/api/')) {
+      return handleDashboardApi(
+        { runtime: current, token, shared, callLog, maxBody, startedAt },
+        path,
+        url,
+        req,
+        res,
+      );
+    }
+    sendJson(res, 404, { error: { message: `Not found: ${path}` } });
+  }
+
+  function context(current: Runtime) {
+    return { forwarder: current.forwarder, tokens: current.tokens, shared, codec, maxBody };
+  }
+
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      server.off('error', reject);
+      resolvePromise();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+
+  let watcher: FSWatcher | undefined;
+  if (source.file && (options.watchConfig ?? true)) {
+    const file = source.file;
+    let lastHash = hashFile(file);
+    let timer: NodeJS.Timeout | undefined;
+    // Watch the folder: editors replace the file rather than write it in place.
+    watcher = watch(dirname(file), (_event, name) => {
+      if (name !== null && name !== basename(file)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const hash = hashFile(file);
+        if (hash === undefined || hash === lastHash) return;
+        lastHash = hash;
+        logger.info('config file changed', { file });
+        reload().catch(() => {});
+      }, 150);
+    });
+    watcher.unref();
+  }
+
+  logger.info('listening', {
+    url,
+    mcp: `${url}/mcp`,
+    dashboard: `${url}/`,
+    config: source.file ?? 'embedded default',
+    servers: runtime.registry.servers().map((s) => ({ name: s.name, status: s.status })),
+    tools: runtime.forwarder.pipeline.tools().size,
+    redis: shared.kind === 'redis',
+  });
+
+  let closing: Promise<void> | undefined;
+  async function close(): Promise<void> {
+    closing ??= (async () => {
+      shuttingDown = true;
+      watcher?.close();
+      logger.info('shutting down', { inflight: inflightCalls(runtime) });
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      await reloading.catch(() => {});
+      const deadline = Date.now() + (options.shutdownGraceMs ?? 10_000);
+      // Long-lived streams (GET, subscriptions) are not in-flight calls: they are ended below.
+      while (inflightCalls(runtime) > 0 && Date.now() < deadline) await sleep(20);
+      mcpRoute.closeAll();
+      runtime.detach();
+      await runtime.forwarder.close();
+      server.closeAllConnections();
+      await closed;
+      await runtime.registry.close();
+      await shared.close();
+      logger.info('stopped');
+    })();
+    return closing;
+  }
+
+  return {
+    url,
+    reload,
+    close,
+    configFile: source.file,
+    get runtime() {
+      return runtime;
+    },
+  };
+}
+
+function inflightCalls(runtime: Runtime): number {
+  let count = 0;
+  for (const res of runtime.active) if (!isLongLived(res)) count++;
+  return count;
+}
+
+function hashFile(file: string): string | undefined {
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

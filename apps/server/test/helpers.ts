@@ -1,0 +1,148 @@
+import { PassThrough } from 'node:stream';
+import type { ToolwireConfig } from '@toolwire/mcp';
+import { startServer, type RunningServer, type StartServerOptions } from '../src/index.js';
+
+export const MODERN = '2026-07-28';
+
+export interface TestGateway {
+  server: RunningServer;
+  url: string;
+  /** Every JSON log line written so far. */
+  logs: Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/** A gateway on a free port with its JSON logs captured. */
+export async function startGateway(
+  config: ToolwireConfig,
+  options: Omit<StartServerOptions, 'config' | 'port' | 'logStream'> = {},
+): Promise<TestGateway> {
+  const logs: Array<Record<string, unknown>> = [];
+  const stream = new PassThrough();
+  let pending = '';
+  stream.on('data', (chunk: Buffer) => {
+    pending += chunk.toString('utf8');
+    let at: number;
+    while ((at = pending.indexOf('\n')) >= 0) {
+      logs.push(JSON.parse(pending.slice(0, at)) as Record<string, unknown>);
+      pending = pending.slice(at + 1);
+    }
+  });
+  const server = await startServer({ config, port: 0, logStream: stream, ...options });
+  return { server, url: server.url, logs, close: () => server.close() };
+}
+
+export interface RpcAnswer {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON-RPC answers are read field by field
+}
+
+async function read(response: Response): Promise<RpcAnswer> {
+  const text = await response.text();
+  let body: unknown = text;
+  if (response.headers.get('content-type')?.includes('text/event-stream')) {
+    const last = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .pop();
+    body = last ? JSON.parse(last.slice(6)) : undefined;
+  } else if (text !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  }
+  return { status: response.status, headers: response.headers, body };
+}
+
+let nextId = 1;
+
+/** One 2026-07-28 request (stateless, with the Mcp-Method/Mcp-Name headers). */
+export async function modernCall(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<RpcAnswer> {
+  const name = method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': method,
+      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
+        },
+      },
+    }),
+  });
+  return read(response);
+}
+
+/** A 2025-11-25 session: `initialize`, then requests carrying its Mcp-Session-Id. */
+export async function legacySession(url: string, headers: Record<string, string> = {}) {
+  const post = async (body: unknown, session?: string): Promise<RpcAnswer> =>
+    read(
+      await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      }),
+    );
+  const init = await post({
+    jsonrpc: '2.0',
+    id: nextId++,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'test', version: '1' },
+    },
+  });
+  const sessionId = init.headers.get('mcp-session-id') ?? undefined;
+  if (sessionId) await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);
+  return {
+    init,
+    sessionId,
+    request: (method: string, params: Record<string, unknown> = {}, session = sessionId) =>
+      post({ jsonrpc: '2.0', id: nextId++, method, params }, session),
+  };
+}
+
+export function textOf(result: { content?: Array<{ type: string; text?: string }> }): string {
+  return (result.content ?? []).map((c) => c.text ?? '').join('');
+}
+
+export async function waitFor<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
