@@ -42,10 +42,17 @@ export function toolListDocument(registry: Registry): {
   return { tools, servers };
 }
 
-/** SPEC knows ok/stale/down/disabled; a server still connecting when we report counts as down. */
+/**
+ * SPEC knows ok/stale/down/disabled. A server still connecting when we report (or idle, never
+ * connected: the registry's lazy mode, which the CLI does not use) counts as down.
+ */
 function specStatus(server: ServerInfo): { status: SpecServerStatus; reason?: string } {
-  if (server.status === 'connecting') {
-    return { status: 'down', reason: server.reason ?? 'still connecting' };
+  if (server.status === 'connecting' || server.status === 'idle') {
+    return {
+      status: 'down',
+      reason:
+        server.reason ?? (server.status === 'idle' ? 'not connected yet' : 'still connecting'),
+    };
   }
   return {
     status: server.status,
