@@ -84,7 +84,7 @@ function spawnIsolatedVMRunner(): RunnerChannel {
     stderrTail = (stderrTail + chunk).slice(-2000);
   });
   let listener: ((message: RunnerMessage) => void) | undefined;
-  let exitListener: ((error: Error) => void) | undefined;
+  const exitListeners = new Set<(error: Error) => void>();
   let exited = false;
   let active = false;
   const idle = (): void => {
@@ -110,7 +110,7 @@ function spawnIsolatedVMRunner(): RunnerChannel {
       reject(error);
       if (!exited) {
         exited = true;
-        exitListener?.(error);
+        for (const exitListener of exitListeners) exitListener(error);
       }
     });
     child.once('exit', (code, signal) => {
@@ -120,7 +120,7 @@ function spawnIsolatedVMRunner(): RunnerChannel {
       reject(error);
       if (!exited) {
         exited = true;
-        exitListener?.(error);
+        for (const exitListener of exitListeners) exitListener(error);
       }
     });
   });
@@ -134,7 +134,8 @@ function spawnIsolatedVMRunner(): RunnerChannel {
       listener = next;
     },
     onExit: (next) => {
-      exitListener = next;
+      exitListeners.add(next);
+      return () => exitListeners.delete(next);
     },
     setActive: (next) => {
       active = next;
@@ -144,7 +145,6 @@ function spawnIsolatedVMRunner(): RunnerChannel {
       } else idle();
     },
     terminate: async () => {
-      exited = true;
       if (child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       // An idle runner is unref'd; without this the host could exit while waiting for it.

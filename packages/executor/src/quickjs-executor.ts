@@ -69,6 +69,9 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
   const worker = new Worker(siblingEntry('quickjs-worker'), {
     // The guest heap lives in WebAssembly memory; the V8 heap of the worker only holds glue and
     // strings in transit, bounded here so a bug in the glue cannot take the host down.
+    // The host's flags (test runners' loaders, inspectors) are of no use to the engine thread and
+    // slow its start; Node strips types from the .ts entry by itself.
+    execArgv: [],
     resourceLimits: {
       maxOldGenerationSizeMb: Math.max(64, heapMb * 2),
       maxYoungGenerationSizeMb: 16,
@@ -80,7 +83,7 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
   worker.stdout.resume();
   worker.stderr.resume();
   let listener: ((message: RunnerMessage) => void) | undefined;
-  let exitListener: ((error: Error) => void) | undefined;
+  const exitListeners = new Set<(error: Error) => void>();
   let exited = false;
   let active = false;
   const ready = new Promise<void>((resolve, reject) => {
@@ -95,7 +98,7 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
       reject(error);
       if (!exited) {
         exited = true;
-        exitListener?.(error);
+        for (const exitListener of exitListeners) exitListener(error);
       }
     });
     worker.once('exit', (code) => {
@@ -103,7 +106,7 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
       reject(error);
       if (!exited) {
         exited = true;
-        exitListener?.(error);
+        for (const exitListener of exitListeners) exitListener(error);
       }
     });
   });
@@ -115,7 +118,8 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
       listener = next;
     },
     onExit: (next) => {
-      exitListener = next;
+      exitListeners.add(next);
+      return () => exitListeners.delete(next);
     },
     setActive: (next) => {
       active = next;
@@ -123,7 +127,6 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
       else worker.unref();
     },
     terminate: async () => {
-      exited = true;
       await worker.terminate();
     },
   };

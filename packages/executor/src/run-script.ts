@@ -76,6 +76,7 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
     let stopReason: StopReason | undefined;
     let settled = false;
     let graceTimer: NodeJS.Timeout | undefined;
+    let unsubscribeExit = (): void => {};
 
     const complete = (outcome: RunResult, discard: boolean): void => {
       if (settled) return;
@@ -91,6 +92,7 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
           record.durationMs = now + record.durationMs;
       }
       channel.onMessage(undefined);
+      unsubscribeExit();
       channel.setActive(false);
       if (discard) params.pool.discard(runner);
       else params.pool.release(runner);
@@ -241,16 +243,18 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
         complete(outcome, message.recycle === true);
       }
     });
-    channel.onExit((error) => {
+    unsubscribeExit = channel.onExit((error) => {
       if (settled) return;
       const info: ExecutionErrorInfo = stopReason
         ? stopError(stopReason, limits)
-        : /out of memory|ERR_WORKER_OUT_OF_MEMORY/i.test(error.message)
-          ? memoryError(limits)
-          : {
-              kind: 'internal',
-              message: `The sandbox runner exited unexpectedly: ${error.message}`,
-            };
+        : params.pool.isClosed
+          ? { kind: 'cancelled', message: 'The executor was closed before the run finished.' }
+          : /out of memory|ERR_WORKER_OUT_OF_MEMORY/i.test(error.message)
+            ? memoryError(limits)
+            : {
+                kind: 'internal',
+                message: `The sandbox runner exited unexpectedly: ${error.message}`,
+              };
       complete(failed(info), true);
     });
     channel.setActive(true);

@@ -5,8 +5,8 @@ export interface RunnerChannel {
   send(message: HostMessage): void;
   /** Replaces the message listener (one run at a time listens). */
   onMessage(listener: ((message: RunnerMessage) => void) | undefined): void;
-  /** Called once if the runner dies (crash, exit, termination). */
-  onExit(listener: (error: Error) => void): void;
+  /** Calls `listener` once if the runner dies (crash, exit, termination); returns an unsubscribe. */
+  onExit(listener: (error: Error) => void): () => void;
   /** Resolves once the runner has loaded its engine. */
   readonly ready: Promise<void>;
   /** Whether the runner keeps the host process alive (only while it runs something). */
@@ -40,6 +40,10 @@ export class RunnerPool {
   constructor(size: number, spawn: () => RunnerChannel) {
     this.size = size;
     this.spawn = spawn;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   async acquire(): Promise<PooledRunner> {

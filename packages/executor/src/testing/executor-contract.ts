@@ -345,7 +345,7 @@ export function runExecutorContract(
       it('stops an endless loop that starts after an await', async () => {
         const result = await executor.run('await tools.noop();\nfor (;;) {}', {
           functions: { noop: async () => null },
-          limits: { timeoutMs: 300 },
+          limits: { timeoutMs: 1000 },
         });
         expect(result.error).toMatchObject({ kind: 'timeout' });
         expect(result.toolCalls).toMatchObject([{ name: 'noop', outcome: 'ok' }]);
@@ -534,6 +534,23 @@ export function runExecutorContract(
         expect((await own.run('return 1')).value).toBe(1);
         await own.close();
         await expect(own.run('return 1')).rejects.toThrow(ExecutorClosedError);
+      });
+
+      it('cancels runs still going when it closes', async () => {
+        const own = await factory();
+        let started!: () => void;
+        const running = new Promise<void>((resolve) => (started = resolve));
+        const pending = own.run('await tools.hang();', {
+          functions: {
+            hang: () => {
+              started();
+              return new Promise(() => {});
+            },
+          },
+        });
+        await running;
+        await own.close();
+        expect((await pending).error).toMatchObject({ kind: 'cancelled' });
       });
     });
   });
