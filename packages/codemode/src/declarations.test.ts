@@ -1,8 +1,66 @@
 import { describe, expect, it } from 'vitest';
+import { getSchemaValidator, type JsonSchema } from '@toolwire/schema';
 import { generateDeclarations, type CodeModeToolInfo } from './declarations.js';
 import { CodeTypeChecker } from './type-checker.js';
 
 const checker = new CodeTypeChecker();
+
+/** A small value valid for `schema` when it can find one (required properties only, first branches). */
+function sampleValue(schema: unknown, root: unknown, depth = 0): unknown {
+  if (depth > 8 || schema === true || schema === undefined) return 'x';
+  if (typeof schema !== 'object' || schema === null) return null;
+  const s = schema as Record<string, unknown>;
+  if (typeof s.$ref === 'string') {
+    if (s.$ref === '#') return sampleValue(root, root, depth + 1);
+    const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(s.$ref);
+    const defs = match ? ((root as Record<string, Record<string, unknown>>)[match[1]!] ?? {}) : {};
+    return match ? sampleValue(defs[match[2]!], root, depth + 1) : 'x';
+  }
+  if ('const' in s) return s.const;
+  if (Array.isArray(s.enum)) return s.enum[0];
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    if (Array.isArray(s[keyword]))
+      return sampleValue((s[keyword] as unknown[])[0], root, depth + 1);
+  }
+  if (Array.isArray(s.allOf)) {
+    return Object.assign({}, ...s.allOf.map((branch) => sampleValue(branch, root, depth + 1)));
+  }
+  const type = Array.isArray(s.type) ? (s.type.find((t) => t !== 'null') ?? 'null') : s.type;
+  switch (type ?? (s.properties ? 'object' : s.items || s.prefixItems ? 'array' : undefined)) {
+    case 'string':
+      return 'x';
+    case 'number':
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    case 'array':
+      return Array.isArray(s.prefixItems)
+        ? s.prefixItems.map((item) => sampleValue(item, root, depth + 1))
+        : [sampleValue(s.items, root, depth + 1)];
+    case 'object': {
+      const properties = (s.properties ?? {}) as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const name of Array.isArray(s.required) ? (s.required as string[]) : []) {
+        out[name] = sampleValue(properties[name], root, depth + 1);
+      }
+      return out;
+    }
+    default:
+      return 'x';
+  }
+}
+
+/** Whether the schema (compiled by ajv) accepts the value; false when it cannot be compiled. */
+function accepts(schema: unknown, value: unknown): boolean {
+  try {
+    return getSchemaValidator(schema as JsonSchema).validate(value).success;
+  } catch {
+    return false;
+  }
+}
 
 function declare(
   tools: CodeModeToolInfo[],
@@ -72,6 +130,21 @@ describe('generateDeclarations', () => {
       },
     ]);
     expect(text).toContain('a: string; b?: string | null; c?: number | null; d?: boolean');
+  });
+
+  it('declares a required property that has no schema instead of rejecting it', () => {
+    const tools = [
+      {
+        name: 'loose',
+        inputSchema: {
+          type: 'object',
+          properties: { a: { type: 'string' } },
+          required: ['a', 'b'],
+        },
+      },
+    ];
+    expect(declare(tools).text).toContain('input: { a: string; b: unknown }');
+    expect(check(tools, "await loose({ a: 'x', b: 2 });")).toEqual([]);
   });
 
   it('writes arrays, tuples, nested objects and records', () => {
@@ -405,6 +478,7 @@ describe('generateDeclarations', () => {
           return { type: kind, ...description };
       }
     };
+    let checked = 0;
     for (let round = 0; round < 40; round++) {
       const tools = Array.from({ length: 5 }, (_, i) => ({
         name: `${pick(names)}${i}`,
@@ -421,8 +495,20 @@ describe('generateDeclarations', () => {
         const diagnostics = checker.checkDeclarations(d.text, d.checkPrelude);
         expect(diagnostics, `round ${round} ${detail}:\n${d.text}`).toEqual([]);
       }
+      // Arguments the schema accepts must type-check.
+      const d = generateDeclarations(tools);
+      const calls = d.bindings.flatMap(({ identifier }, i) => {
+        const value = sampleValue(tools[i]!.inputSchema, tools[i]!.inputSchema);
+        return accepts(tools[i]!.inputSchema, value)
+          ? [`await ${identifier}(${JSON.stringify(value)});`]
+          : [];
+      });
+      checked += calls.length;
+      const rejected = checker.check(calls.join('\n'), d.text, d.checkPrelude);
+      expect(rejected, `round ${round}:\n${calls.join('\n')}\n${d.text}`).toEqual([]);
     }
-  });
+    expect(checked).toBeGreaterThan(50);
+  }, 60_000);
 
   it('gives valid, distinct identifiers to any tool name and says which tool each one is', () => {
     const tools = ['get-weather', 'get_weather', 'a.b/c', 'fs__read_file', '9lives'].map(
@@ -480,6 +566,15 @@ describe('generateDeclarations', () => {
       const d = generateDeclarations(fixture.tools, { detail });
       expect(checker.checkDeclarations(d.text, d.checkPrelude), detail).toEqual([]);
     }
+    // Every call with arguments the server would accept must type-check (no false rejections).
+    const d = generateDeclarations(fixture.tools);
+    const calls = d.bindings.map(({ identifier }, i) => {
+      const tool = fixture.tools[i]!;
+      const value = sampleValue(tool.inputSchema, tool.inputSchema);
+      expect(accepts(tool.inputSchema, value), tool.name).toBe(true);
+      return `await ${identifier}(${JSON.stringify(value)});`;
+    });
+    expect(checker.check(calls.join('\n'), d.text, d.checkPrelude)).toEqual([]);
   });
 
   it('cuts descriptions by detail level', () => {

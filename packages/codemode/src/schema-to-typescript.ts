@@ -237,10 +237,17 @@ export class SchemaToTypeScript {
   }
 
   private objectBody(s: JsonSchema, scope: Scope, depth: number, indent: string): string {
-    const properties = isPlainObject(s.properties) ? Object.entries(s.properties) : [];
+    const declared = isPlainObject(s.properties) ? s.properties : {};
     const required = new Set(
       Array.isArray(s.required) ? s.required.filter((r) => typeof r === 'string') : [],
     );
+    // A required name without a schema still must be sent: declare it rather than reject it.
+    const properties: Array<[string, unknown]> = [
+      ...Object.entries(declared),
+      ...[...required]
+        .filter((name) => !Object.prototype.hasOwnProperty.call(declared, name))
+        .map((name): [string, unknown] => [name, true]),
+    ];
     const extra = s.additionalProperties ?? s.patternProperties;
     if (properties.length === 0) {
       if (extra === false) return 'Record<string, never>';
