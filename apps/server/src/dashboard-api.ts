@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runCode, type CallToolResultLike, type CodeModeToolSource } from '@toolwire/codemode';
+import {
+  generateDeclarations,
+  runCode,
+  type CallToolResultLike,
+  type CodeModeToolSource,
+} from '@toolwire/codemode';
 import { JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
 import type { CallLog } from './call-log.js';
 import { HttpError, readJson, sendJson } from './http-util.js';
@@ -113,6 +118,11 @@ export async function handleDashboardApi(
     } catch (error) {
       sendJson(res, 200, { ok: false, error: faultBody(error) });
     }
+    return;
+  }
+  if (path === '/api/declarations' && req.method === 'GET') {
+    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end(generateDeclarations(visibleTools(runtime, token)).text);
     return;
   }
   if (path === '/api/code' && req.method === 'POST') {

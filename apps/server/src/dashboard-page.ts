@@ -71,7 +71,8 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
     <div class="log"><table data-testid="call-log"><thead><tr><th>Time</th><th>Tool</th><th>Client</th><th>Upstream</th><th>Duration</th><th>Outcome</th></tr></thead><tbody id="calls"></tbody></table></div>
   </section>
   <section class="full"><h2>Code-mode playground</h2>
-    <p class="muted">TypeScript function body: tools are async functions on <code>tools</code> (see the declarations), <code>return</code> gives the result. Every call goes through the gateway's policy.</p>
+    <p class="muted">TypeScript function body: tools are async functions on <code>tools</code>, <code>return</code> gives the result. Every call goes through the gateway's policy.</p>
+    <details id="decl-box"><summary class="muted">Declarations the code sees</summary><pre id="declarations" data-testid="declarations"></pre></details>
     <textarea id="code" rows="8" data-testid="code-editor">const now = await tools.time({ name: 'get_time_utc' });
 const sum = await tools.calculate({ expression: '6 * 7' });
 console.log('two calls done');
@@ -237,6 +238,15 @@ return { now, sum };</textarea>
       pollCalls();
     } catch (err) { $('code-status').textContent = ''; $('code-output').textContent = err.message; }
     finally { $('run-code').disabled = false; }
+  });
+
+  $('decl-box').addEventListener('toggle', async () => {
+    if (!$('decl-box').open) return;
+    try {
+      const headers = token ? { authorization: 'Bearer ' + token } : {};
+      const res = await fetch('/api/declarations', { headers });
+      $('declarations').textContent = res.ok ? await res.text() : 'HTTP ' + res.status;
+    } catch (err) { $('declarations').textContent = err.message; }
   });
 
   async function refresh() {
