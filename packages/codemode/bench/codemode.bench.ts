@@ -3,9 +3,9 @@
 //    function-calling form, vs the one execute_code tool, for (a) the three npm MCP servers' tools
 //    discovered live over stdio and (b) a 50+ tool set of real servers (memory, two filesystem
 //    roots, everything, and the three native tools).
-// 2. Model turns (and prompt tokens summed over the turns) for a task that chains four dependent
+// 2. Type-check latency per script (cold and warm) and the cost of stripping types.
+// 3. Model turns (and prompt tokens summed over the turns) for a task that chains four dependent
 //    tool calls, with a scripted model, in direct mode vs code mode.
-// 3. Type-check latency per script (cold and warm) and the cost of stripping types.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -135,7 +135,47 @@ console.log(
 
 // ---------------------------------------------------------------------------------------------
 console.log(
-  '\n# 2. Model turns for a chain of 4 dependent tool calls (scripted model, real servers)\n',
+  '\n# 2. Type-check latency per script (50+ tool declarations; the first check parses the lib files)\n',
+);
+const bigDeclarations = generateDeclarations(sets[1]!.registry.listTools());
+const checker = new CodeTypeChecker();
+const scripts = [
+  `const p = await memory__open_nodes({ names: ['project'] });\nconst n = await fs__read_text_file({ path: p.entities[0].observations[0] });\nreturn n.content.length;`,
+  `const g = await memory__read_graph();\nreturn g.entities.map((e) => e.name);`,
+  `const files = await fs__list_directory({ path: '.' });\nconsole.log(files.content);\nreturn files.content.split('\\n').length;`,
+  `const [a, b] = await Promise.all([everything__get_sum({ a: 1, b: 2 }), calculate({ expression: '2*21' })]);\nreturn { a, b };`,
+  `await memory__create_entities({ entities: [{ name: 'x', entityType: 'y', observations: [], extra: 1 }] });`,
+];
+const timings: number[] = [];
+let cold = 0;
+for (let i = 0; i < 60; i++) {
+  const script = `${scripts[i % scripts.length]!}\n// run ${i}`;
+  const started = performance.now();
+  checker.check(normalizeScript(script).body, bigDeclarations.text, bigDeclarations.checkPrelude);
+  const elapsed = performance.now() - started;
+  if (i === 0) cold = elapsed;
+  else timings.push(elapsed);
+}
+timings.sort((a, b) => a - b);
+const pct = (p: number) =>
+  timings[Math.min(timings.length - 1, Math.floor((p / 100) * timings.length))]!;
+const stripTimings: number[] = [];
+for (let i = 0; i < 200; i++) {
+  const started = performance.now();
+  stripTypes(normalizeScript(scripts[i % scripts.length]!).body);
+  stripTimings.push(performance.now() - started);
+}
+stripTimings.sort((a, b) => a - b);
+table([
+  { step: 'type check, first (parses lib + declarations)', ms: cold.toFixed(1) },
+  { step: 'type check, warm p50', ms: pct(50).toFixed(1) },
+  { step: 'type check, warm p95', ms: pct(95).toFixed(1) },
+  { step: 'strip types (ts-blank-space) p50', ms: stripTimings[100]!.toFixed(2) },
+]);
+
+// ---------------------------------------------------------------------------------------------
+console.log(
+  '\n# 3. Model turns for a chain of 4 dependent tool calls (scripted model, real servers)\n',
 );
 // The task: memory says where the project notes are; the notes name the owner; memory has the
 // owner's e-mail; write a contact card. Each call needs the previous call's result.
@@ -242,44 +282,6 @@ table([
 console.log(
   `turns saved: ${direct.turns - code.turns} of ${direct.turns} (the 4 tool calls ran inside one execute_code call)`,
 );
-
-// ---------------------------------------------------------------------------------------------
-console.log('\n# 3. Type-check latency per script (50+ tool declarations, this process)\n');
-const bigDeclarations = generateDeclarations(sets[1]!.registry.listTools());
-const checker = new CodeTypeChecker();
-const scripts = [
-  codeScript,
-  `const g = await memory__read_graph();\nreturn g.entities.map((e) => e.name);`,
-  `const files = await fs__list_directory({ path: '.' });\nconsole.log(files.content);\nreturn files.content.split('\\n').length;`,
-  `const [a, b] = await Promise.all([everything__get_sum({ a: 1, b: 2 }), calculate({ expression: '2*21' })]);\nreturn { a, b };`,
-  `await memory__create_entities({ entities: [{ name: 'x', entityType: 'y', observations: [], extra: 1 }] });`,
-];
-const timings: number[] = [];
-let cold = 0;
-for (let i = 0; i < 60; i++) {
-  const script = `${scripts[i % scripts.length]!}\n// run ${i}`;
-  const started = performance.now();
-  checker.check(normalizeScript(script).body, bigDeclarations.text, bigDeclarations.checkPrelude);
-  const elapsed = performance.now() - started;
-  if (i === 0) cold = elapsed;
-  else timings.push(elapsed);
-}
-timings.sort((a, b) => a - b);
-const pct = (p: number) =>
-  timings[Math.min(timings.length - 1, Math.floor((p / 100) * timings.length))]!;
-const stripTimings: number[] = [];
-for (let i = 0; i < 200; i++) {
-  const started = performance.now();
-  stripTypes(normalizeScript(scripts[i % scripts.length]!).body);
-  stripTimings.push(performance.now() - started);
-}
-stripTimings.sort((a, b) => a - b);
-table([
-  { step: 'type check, first (parses lib + declarations)', ms: cold.toFixed(1) },
-  { step: 'type check, warm p50', ms: pct(50).toFixed(1) },
-  { step: 'type check, warm p95', ms: pct(95).toFixed(1) },
-  { step: 'strip types (ts-blank-space) p50', ms: stripTimings[100]!.toFixed(2) },
-]);
 
 await chainMode.close();
 await executor.close();

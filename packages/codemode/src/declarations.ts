@@ -104,7 +104,13 @@ export function generateDeclarations(
     '};',
     `declare const tools: {\n${toolsMembers}\n};`,
   ].join('\n');
-  return { text: blocks.join('\n\n') + (blocks.length > 0 ? '\n' : ''), checkPrelude, bindings };
+  // Without doc comments a blank line between tools only costs tokens.
+  const separator = options.docComments === false ? '\n' : '\n\n';
+  return {
+    text: blocks.join(separator) + (blocks.length > 0 ? '\n' : ''),
+    checkPrelude,
+    bindings,
+  };
 }
 
 function inputParameter(converter: SchemaToTypeScript, schema: unknown, prefix: string): string {
