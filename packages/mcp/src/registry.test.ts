@@ -319,6 +319,19 @@ describe('createRegistry', () => {
     );
   });
 
+  it('refreshes on list_changed over 2026-07-28 HTTP (subscriptions/listen)', async () => {
+    const http = await startFixtureHttpServer();
+    cleanups.push(http.close);
+    const registry = registryWith({
+      config: { mcpServers: { web: { url: http.url } } },
+      refreshIntervalMs: 0,
+    });
+    await registry.start();
+    expect(registry.servers()[0]?.protocolVersion).toBe('2026-07-28');
+    await registry.callTool('web__change_tools', { add: 'pushed' });
+    await waitFor(() => registry.resolve('web__pushed') !== undefined, 'the pushed list change');
+  });
+
   it('refreshes on a TTL when the server cannot notify (stateless HTTP)', async () => {
     const http = await startFixtureHttpServer();
     cleanups.push(http.close);

@@ -143,6 +143,8 @@ export interface FixtureState {
   events: FixtureEvent[];
   /** Servers to notify of list changes (stdio: the one server; stateless HTTP: none). */
   servers: Set<Server>;
+  /** Also told of list changes (HTTP: publishes to 2026-07-28 `subscriptions/listen` streams). */
+  onToolsChanged?: () => void;
 }
 
 export function createFixtureState(options: FixtureOptions = {}): FixtureState {
@@ -207,8 +209,12 @@ export function createFixtureServer(state: FixtureState): Server {
     { name: state.options.name ?? 'toolwire-fixture', version: '1.0.0' },
     { capabilities: { tools: { listChanged: true } } },
   );
-  state.servers.add(server);
-  server.onclose = () => state.servers.delete(server);
+  // Connected servers (stdio) notify on their session; per-request HTTP servers publish through
+  // `onToolsChanged` instead (sending on a finished request's server would wait forever).
+  if (!state.onToolsChanged) {
+    state.servers.add(server);
+    server.onclose = () => state.servers.delete(server);
+  }
 
   server.setRequestHandler('tools/list', async (request) => {
     if (state.options.listDelayMs) await sleep(state.options.listDelayMs);
@@ -300,6 +306,7 @@ export function createFixtureServer(state: FixtureState): Server {
         if (typeof args.add === 'string') state.added.push(args.add);
         if (typeof args.remove === 'string') state.removed.add(args.remove);
         if (typeof args.destructiveEcho === 'boolean') state.destructiveEcho = args.destructiveEcho;
+        state.onToolsChanged?.();
         for (const target of state.servers)
           await target.sendToolListChanged().catch(() => undefined);
         return { content: [{ type: 'text', text: 'tool list changed' }] };

@@ -63,6 +63,7 @@ export async function startFixtureHttpServer(
   const handler = createMcpHandler(() => createFixtureServer(state), {
     legacy: options.legacy ?? 'stateless',
   });
+  state.onToolsChanged = () => handler.notify.toolsChanged();
   const nodeHandler = toNodeHandler(handler);
   const server: HttpServer = createServer((req, res) => {
     if (!req.url?.startsWith('/mcp')) {
