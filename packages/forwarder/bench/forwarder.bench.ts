@@ -16,7 +16,7 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 interface Child {
   url: string;
   process: ChildProcess;
-  rss(): Promise<{ rss: number; heap?: number; cache?: number }>;
+  rss(): Promise<{ rss: number; heap?: number; heapTotal?: number; cache?: number }>;
   stop(): void;
 }
 
@@ -307,13 +307,15 @@ async function main(): Promise<void> {
     );
     const samples: number[] = [];
     const base = await forwarder.rss();
-    console.log(`  after warm-up: RSS ${mb(base.rss)}, heap ${mb(base.heap ?? 0)}`);
+    console.log(
+      `  after warm-up: RSS ${mb(base.rss)}, heap used ${mb(base.heap ?? 0)} of ${mb(base.heapTotal ?? 0)} reserved`,
+    );
     for (let done = 0; done < total; done += step) {
       const r = await load(forwarder.url, { ...fwEcho, clients: 32, calls: step });
       const m = await forwarder.rss();
       samples.push(m.rss);
       console.log(
-        `  ${(done + step).toLocaleString('en').padStart(9)} calls: RSS ${mb(m.rss)}, heap ${mb(m.heap ?? 0)}, ${r.perSecond.toFixed(0)} calls/s${r.errors ? `, ${r.errors} errors` : ''}`,
+        `  ${(done + step).toLocaleString('en').padStart(9)} calls: RSS ${mb(m.rss)}, heap used ${mb(m.heap ?? 0)} of ${mb(m.heapTotal ?? 0)}, ${r.perSecond.toFixed(0)} calls/s${r.errors ? `, ${r.errors} errors` : ''}`,
       );
     }
     const firstHalf = samples.slice(0, samples.length / 2);

@@ -460,7 +460,13 @@ describe('resilience', () => {
     const response = await call(`${url}/mcp`, 'lean__sleep', { ms: 2000 });
     expect(response.body.error.code).toBe(-32051);
     expect(response.body.error.message).toContain('timed out after 100 ms');
-    await new Promise((r) => setTimeout(r, 50));
+    for (
+      let i = 0;
+      i < 500 && !upstreams.lean!.received.some((r) => r.method === 'notifications/cancelled');
+      i++
+    ) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const upstreamCall = upstreams.lean!.received.find((r) => r.method === 'tools/call')!;
     const cancel = upstreams.lean!.received.find((r) => r.method === 'notifications/cancelled')!;
     expect(cancel.params.requestId).toBe(upstreamCall.id);
@@ -551,7 +557,10 @@ describe('resilience', () => {
       },
       headers,
     );
-    await new Promise((r) => setTimeout(r, 100));
+    // Cancel only once the call is in flight upstream (no race with a busy machine).
+    while (!upstreams.lean!.received.some((r) => r.method === 'tools/call')) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     await rpc(
       `${url}/mcp`,
       { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow' } },
@@ -559,7 +568,13 @@ describe('resilience', () => {
     );
     const response = await pending;
     expect(response.body.error.data.cancelled).toBe(true);
-    await new Promise((r) => setTimeout(r, 50));
+    for (
+      let i = 0;
+      i < 500 && !upstreams.lean!.received.some((r) => r.method === 'notifications/cancelled');
+      i++
+    ) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const upstreamCall = upstreams.lean!.received.find((r) => r.method === 'tools/call')!;
     const cancel = upstreams.lean!.received.find((r) => r.method === 'notifications/cancelled')!;
     expect(cancel.params.requestId).toBe(upstreamCall.id);
@@ -751,7 +766,7 @@ describe('routes', () => {
       `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'lean__echo', arguments: { text: 'stdio' } } })}\n`,
     );
     input.write('not json\n');
-    await new Promise((r) => setTimeout(r, 200));
+    for (let i = 0; i < 500 && lines.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
     expect(lines.find((l) => l.id === 1).result.serverInfo.name).toBe('toolwire-forwarder');
     expect(lines.find((l) => l.id === 2).result.content[0].text).toBe('stdio');
     expect(lines.find((l) => l.error?.code === -32700)).toBeDefined();

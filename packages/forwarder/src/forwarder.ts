@@ -203,7 +203,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       const value =
         server.status === 'ok'
           ? 1
-          : server.status === 'stale' || server.status === 'connecting'
+          : server.status === 'stale' || server.status === 'connecting' || server.status === 'idle'
             ? 0.5
             : 0;
       metrics.upstreamUp.labels(server.name).set(value);

@@ -66,7 +66,7 @@ export class ForwarderMetrics {
     });
     this.upstreamUp = new Gauge({
       name: `${prefix}upstream_up`,
-      help: 'Per-upstream health as the registry reports it: 1 ok, 0.5 stale or connecting, 0 down.',
+      help: 'Per-upstream health as the registry reports it: 1 ok, 0.5 stale, connecting or idle, 0 down.',
       labelNames: ['upstream'],
       registers,
     });

@@ -16,7 +16,8 @@ export interface SourceTool {
 
 export interface SourceServer {
   name: string;
-  status: 'ok' | 'stale' | 'down' | 'disabled' | 'connecting';
+  /** `ok`, `stale`, `down`, `disabled`, `connecting`, `idle` (lazy, not connected yet), or newer. */
+  status: 'ok' | 'stale' | 'down' | 'disabled' | 'connecting' | 'idle' | (string & {});
   reason?: string;
   tools: number;
   transport?: string;

@@ -28,9 +28,12 @@ process.send?.({ ready: `${url}/mcp` });
 process.on('message', (message: { rss?: boolean }) => {
   if (message.rss) {
     globalThis.gc?.();
+    const usage = process.memoryUsage();
     process.send?.({
-      rss: process.memoryUsage().rss,
-      heap: process.memoryUsage().heapUsed,
+      rss: usage.rss,
+      heap: usage.heapUsed,
+      heapTotal: usage.heapTotal,
+      external: usage.external,
       cache: forwarder.pipeline.cache?.size,
     });
   }
