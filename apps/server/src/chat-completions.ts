@@ -259,7 +259,12 @@ export async function handleChatCompletions(
   const modelId = model.modelId;
 
   if (!request.stream) {
-    const result = await agent.run(request.messages, { signal: controller.signal });
+    let result: AgentResult;
+    try {
+      result = await agent.run(request.messages, { signal: controller.signal });
+    } catch (error) {
+      throw upstreamFailure(error);
+    }
     sendJson(res, 200, {
       id,
       object: 'chat.completion',
@@ -325,13 +330,27 @@ export async function handleChatCompletions(
       }
     }
   } catch (error) {
-    if (!started) throw error;
+    if (!started) throw upstreamFailure(error);
     // Headers are gone: the failure is reported in-stream, the way OpenAI does.
     ctx.logger.warn('chat completion failed mid-stream', { error: (error as Error).message });
     res.end(
       `data: ${JSON.stringify({ error: { message: (error as Error).message, type: 'server_error' } })}\n\n`,
     );
   }
+}
+
+/** A failure of the upstream model: 502, with its message. */
+function upstreamFailure(error: unknown): HttpError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new HttpError(
+    502,
+    `The upstream model failed: ${message}`,
+    -32603,
+    {},
+    {
+      type: 'upstream_error',
+    },
+  );
 }
 
 /** `GET /v1/models`: the configured model, so OpenAI clients that list models find it. */
