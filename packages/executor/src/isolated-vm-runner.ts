@@ -113,7 +113,8 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     });
     // Null-prototype option objects: the script cannot add options through Object.prototype.
     const bridge = (await context.evalClosure(
-      `const callRef = $0, logRef = $1, doneRef = $2;
+      `'use strict'; // strict frames: Error.prepareStackTrace cannot hand their functions to the script
+       const callRef = $0, logRef = $1, doneRef = $2;
        const PromiseCtor = Promise;
        const apply = Reflect.apply;
        const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete;

@@ -11,6 +11,35 @@ describe('createQuickJSExecutor', () => {
     expect(() => createQuickJSExecutor({ poolSize: 0 })).toThrow(/poolSize/);
   });
 
+  it('cancels a run that is still waiting for a free worker', async () => {
+    const executor = createQuickJSExecutor({ poolSize: 1 });
+    try {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const blocking = new Promise<void>((resolve) => (entered = resolve));
+      const busy = executor.run('return await tools.block();', {
+        functions: {
+          block: async () => {
+            entered();
+            await gate;
+            return 'done';
+          },
+        },
+      });
+      await blocking;
+      const controller = new AbortController();
+      const queued = executor.run('return "ran";', { signal: controller.signal });
+      controller.abort();
+      // Settles while the only worker is still busy: the queued run never started.
+      expect((await queued).error).toMatchObject({ kind: 'cancelled' });
+      release();
+      expect((await busy).value).toBe('done');
+    } finally {
+      await executor.close();
+    }
+  });
+
   it('replaces a worker that does not stop in time', async () => {
     // A grace period of 1 ms leaves the interrupted worker no time to report, so it is terminated.
     const executor = createQuickJSExecutor({ poolSize: 1, stopGraceMs: 1 });

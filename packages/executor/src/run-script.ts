@@ -8,6 +8,7 @@ import { LogBudget } from './log-budget.js';
 import { prepareScript } from './prepare-script.js';
 import type { PreparedScript } from './prepare-script.js';
 import type { RunnerMessage, RunnerOutcome } from './protocol.js';
+import { AcquireAbortedError } from './runner-pool.js';
 import type { RunnerPool } from './runner-pool.js';
 import type {
   ExecutionErrorInfo,
@@ -66,7 +67,17 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
   const prepared = prepareScript(params.script, limits.maxSourceBytes);
   if (!prepared.ok) return failed(prepared.error);
 
-  const runner = await params.pool.acquire();
+  let runner: Awaited<ReturnType<RunnerPool['acquire']>>;
+  try {
+    runner = await params.pool.acquire(options.signal);
+  } catch (error) {
+    if (error instanceof AcquireAbortedError) return failed(cancelledError());
+    throw error;
+  }
+  if (options.signal?.aborted) {
+    params.pool.release(runner);
+    return failed(cancelledError());
+  }
   return new Promise<RunResult>((resolve) => {
     const runId = nextRunId++;
     const { channel } = runner;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunnerPool } from './runner-pool.js';
+import { AcquireAbortedError, RunnerPool } from './runner-pool.js';
 import type { RunnerChannel } from './runner-pool.js';
 
 interface FakeChannel extends RunnerChannel {
@@ -74,6 +74,18 @@ describe('RunnerPool', () => {
     (made[0] as FakeChannel).die();
     const next = await pool.acquire();
     expect(next.channel).toBe(made[1]);
+  });
+
+  it('stops waiting when the run is cancelled', async () => {
+    const { spawn } = fakes();
+    const pool = new RunnerPool(1, spawn);
+    const busy = await pool.acquire();
+    const controller = new AbortController();
+    const waiting = pool.acquire(controller.signal);
+    controller.abort();
+    await expect(waiting).rejects.toThrow(AcquireAbortedError);
+    pool.release(busy);
+    expect(await pool.acquire()).toBe(busy);
   });
 
   it('rejects waiting runs and terminates runners on close', async () => {

@@ -16,6 +16,14 @@ export interface RunnerChannel {
   readonly sharedStopFlag: boolean;
 }
 
+/** The run was cancelled while it waited for a free runner. */
+export class AcquireAbortedError extends Error {
+  constructor() {
+    super('cancelled while waiting for a runner');
+    this.name = 'AcquireAbortedError';
+  }
+}
+
 interface PooledRunner {
   channel: RunnerChannel;
   dead: boolean;
@@ -46,11 +54,27 @@ export class RunnerPool {
     return this.closed;
   }
 
-  async acquire(): Promise<PooledRunner> {
+  /** A runner for one run; waits for a free one when all are busy (until `signal` aborts). */
+  async acquire(signal?: AbortSignal): Promise<PooledRunner> {
     const runner = this.idle.pop();
     if (runner) return runner;
     if (this.all.size < this.size) return this.create();
-    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: (next: PooledRunner) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(next);
+        },
+        reject,
+      };
+      const onAbort = (): void => {
+        const index = this.waiting.indexOf(waiter);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(new AcquireAbortedError());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
   }
 
   release(runner: PooledRunner): void {
