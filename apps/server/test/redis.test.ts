@@ -1,0 +1,140 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read nested JSON-RPC answers */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { startFixtureHttpServer, type FixtureHttpServer } from '@toolwire/testing/mcp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  legacySession,
+  modernCall,
+  startGateway,
+  textOf,
+  waitFor,
+  type TestGateway,
+} from './helpers.js';
+
+const REDIS = spawnSync('redis-server', ['--version']).status === 0;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startRedis(): Promise<{ url: string; process: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(
+    () => output.includes('Ready to accept connections') || undefined,
+    'redis-server to start',
+    10_000,
+  );
+  return { url: `redis://127.0.0.1:${port}`, process: child };
+}
+
+describe.skipIf(!REDIS)(
+  `two gateway instances sharing one Redis${REDIS ? '' : ' (skipped: Debian package "redis-server" is not installed)'}`,
+  () => {
+    let redis: { url: string; process: ChildProcess };
+    let upstream: FixtureHttpServer;
+    let a: TestGateway;
+    let b: TestGateway;
+
+    beforeAll(async () => {
+      redis = await startRedis();
+      upstream = await startFixtureHttpServer({ tools: ['echo', 'add'] });
+      const config = {
+        mcpServers: { fx: { url: upstream.url } },
+        redis: redis.url,
+        policy: { rateLimit: { perTool: { fx__echo: 3 } } },
+        cache: { ttlSeconds: 60, tools: ['fx__add'] },
+      };
+      a = await startGateway(config);
+      b = await startGateway(config);
+    }, 60_000);
+
+    afterAll(async () => {
+      await a?.close();
+      await b?.close();
+      await upstream?.close();
+      redis?.process.kill('SIGTERM');
+    });
+
+    const call = (gw: TestGateway, name: string, args: Record<string, unknown>) =>
+      modernCall(`${gw.url}/mcp`, 'tools/call', { name, arguments: args });
+
+    it('holds a rate limit across both instances', async () => {
+      expect((await call(a, 'fx__echo', { text: '1' })).body.result).toBeDefined();
+      expect((await call(b, 'fx__echo', { text: '2' })).body.result).toBeDefined();
+      expect((await call(a, 'fx__echo', { text: '3' })).body.result).toBeDefined();
+      const refusedOnB = await call(b, 'fx__echo', { text: '4' });
+      expect(refusedOnB.body.error.message).toMatch(/rate limit/i);
+      expect(refusedOnB.body.error.data.retryAfterMs).toBeGreaterThan(0);
+      expect((await call(a, 'fx__echo', { text: '5' })).body.error.message).toMatch(/rate limit/i);
+    });
+
+    it('serves a result cached by one instance from the other', async () => {
+      const calls = () =>
+        upstream.events.filter((e) => e.type === 'call' && e.tool === 'add').length;
+      const first = await call(a, 'fx__add', { a: 20, b: 22 });
+      expect(first.body.result.structuredContent).toEqual({ sum: 42 });
+      expect(calls()).toBe(1);
+      const second = await call(b, 'fx__add', { b: 22, a: 20 });
+      expect(second.body.result.structuredContent).toEqual({ sum: 42 });
+      expect(calls()).toBe(1);
+      await waitFor(
+        () =>
+          b.logs.find(
+            (l) => l.event === 'tool_call' && l.tool === 'fx__add' && l.outcome === 'cached',
+          ),
+        'a cache hit on instance B',
+      );
+    });
+
+    it('continues a 2025-era session on the other instance, and ends it everywhere', async () => {
+      const session = await legacySession(`${a.url}/mcp`);
+      const onB = await legacySession(`${b.url}/mcp`);
+      // Same session id, sent to B.
+      const answer = await onB.request(
+        'tools/call',
+        { name: 'fx__add', arguments: { a: 1, b: 1 } },
+        session.sessionId,
+      );
+      expect(answer.status).toBe(200);
+      expect(textOf(answer.body.result)).toBe('2');
+      const ended = await fetch(`${b.url}/mcp`, {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': session.sessionId! },
+      });
+      expect(ended.status).toBe(200);
+      expect((await session.request('tools/list')).status).toBe(404);
+    });
+
+    it('opens the circuit breaker of an upstream on both instances', async () => {
+      await upstream.close();
+      let last: any;
+      for (let i = 0; i < 12; i++) {
+        last = await call(a, 'fx__add', { a: i, b: 100 });
+        if (/circuit breaker open/.test(last.body.error?.message ?? '')) break;
+      }
+      expect(last.body.error.message).toMatch(/circuit breaker open/);
+      await waitFor(
+        () => b.server.runtime.forwarder.pipeline.breaker('fx').state === 'open' || undefined,
+        'the breaker to open on B',
+      );
+      const onB = await call(b, 'fx__add', { a: 1, b: 100 });
+      expect(onB.body.error.message).toMatch(/circuit breaker open/);
+      expect(onB.body.error.data.retryAfterMs).toBeGreaterThan(0);
+    });
+  },
+);
