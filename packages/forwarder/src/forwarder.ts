@@ -196,6 +196,13 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     }
   });
 
+  /** Metrics text with the gauges (hidden tools, upstream health) brought up to date. */
+  async function metricsText(): Promise<string> {
+    const { hiddenByPolicy, unavailable } = pipeline.visibleTools(undefined);
+    updateGauges(hiddenByPolicy, unavailable);
+    return metrics.text();
+  }
+
   function updateGauges(hiddenByPolicy: number, unavailable: number): void {
     metrics.toolsHidden.labels('policy').set(hiddenByPolicy);
     metrics.toolsHidden.labels('unavailable').set(unavailable);
@@ -1040,7 +1047,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     if (path === '/metrics' && req.method === 'GET') {
       void (async () => {
         authenticate(req);
-        const text = await metrics.text();
+        const text = await metricsText();
         res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
       })().catch((error: unknown) => failHttp(res, error));
       return;
@@ -1058,7 +1065,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     get metricsContentType() {
       return metrics.contentType;
     },
-    metrics: () => metrics.text(),
+    metrics: metricsText,
     callTool: (name, args, context) => pipeline.call(name, args, context),
     batch: (calls, context) => runBatch(pipeline, calls, context),
     async listen({ host = '127.0.0.1', port = 0 } = {}) {
