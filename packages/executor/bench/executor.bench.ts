@@ -1,5 +1,6 @@
 // Side-by-side numbers for every backend and for plain node:vm (no isolation at all: the unsafe
 // baseline). Run with `pnpm --filter @toolwire/executor run bench`.
+import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import vm from 'node:vm';
 import {
@@ -139,7 +140,11 @@ const widths = header.map((_, column) =>
 );
 const format = (line: string[]): string =>
   `| ${line.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
-console.log(`\nNode ${process.versions.node}, ${process.platform}-${process.arch}\n`);
+console.log(
+  `\nNode ${process.versions.node}, ${process.platform}-${process.arch}, ${cpus().length} cores, load average ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ')} (numbers from a busy machine are noisy)\n`,
+);
 console.log(format(header));
 console.log(format(widths.map((w) => '-'.repeat(w))));
 for (const line of lines) console.log(format(line));
