@@ -103,6 +103,13 @@ describe('createRegistry with the npm reference servers', () => {
     await expect(registry.callTool('fs__read_text_file', {})).rejects.toThrow(
       '/path: is required but missing',
     );
+    // Resources and prompts pass through the server's SDK client.
+    const client = registry.getClient('everything')!;
+    const { resources } = await client.listResources();
+    expect(resources.length).toBeGreaterThan(0);
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toContain('simple-prompt');
+    expect(registry.getClient('nope')).toBeUndefined();
   });
 
   it('talks to server-everything over streamable HTTP and over legacy SSE (detected from /sse)', async () => {

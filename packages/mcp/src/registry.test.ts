@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ServerUnavailableError } from './errors.js';
 import { createRegistry, type CreateRegistryOptions, type Registry } from './registry.js';
 import { toToolResult } from './to-tool-result.js';
+import { loadConfig } from './config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-registry-'));
 let counter = 0;
@@ -508,5 +509,77 @@ describe('createRegistry', () => {
     });
     expect(registry.servers()[0]).toMatchObject({ status: 'ok' });
     expect(registry.snapshot().servers[0]?.status).toBe('ok');
+  });
+
+  it('sends configured headers (with ${VAR} expanded by loadConfig) to a remote server', async () => {
+    const http = await startFixtureHttpServer();
+    cleanups.push(http.close);
+    const config = loadConfig(
+      {
+        mcpServers: {
+          web: {
+            url: http.url,
+            headers: { Authorization: 'Bearer ${FIXTURE_TOKEN}', 'X-Team': '${TEAM:-tools}' },
+          },
+        },
+      },
+      { env: { FIXTURE_TOKEN: 's3cret' } },
+    );
+    const registry = registryWith({ config });
+    await registry.start();
+    await registry.callTool('web__echo', { text: 'x' });
+    expect(http.requests.length).toBeGreaterThan(1);
+    for (const request of http.requests) {
+      expect(request.headers.authorization).toBe('Bearer s3cret');
+      expect(request.headers['x-team']).toBe('tools');
+    }
+  });
+
+  it('gives up on a server that does not connect within its timeout, without holding up the others', async () => {
+    const registry = registryWith({
+      config: {
+        mcpServers: {
+          slow: fixtureStdioConfig({ startupDelayMs: 10_000 }),
+          fast: fixtureStdioConfig(),
+        },
+      },
+      connectTimeoutMs: 1500,
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+    });
+    await registry.start();
+    const byName = Object.fromEntries(registry.servers().map((s) => [s.name, s]));
+    expect(byName.fast?.status).toBe('ok');
+    expect(byName.slow).toMatchObject({
+      status: 'down',
+      reason: expect.stringContaining('connect timed out after 1500 ms'),
+    });
+  });
+
+  it('kills the whole process group on close, grandchildren included', async () => {
+    const pidFile = join(dir, `grandchild-${counter++}.pid`);
+    const fixture = fixtureStdioConfig();
+    // A wrapper shell that leaves a grandchild behind, like `npx` or `sh -c` launchers do.
+    const registry = registryWith({
+      config: {
+        mcpServers: {
+          wrapped: {
+            command: '/bin/sh',
+            args: [
+              '-c',
+              `sleep 600 & echo $! > ${pidFile}; exec "$0" "$@"`,
+              fixture.command,
+              ...fixture.args,
+            ],
+            env: fixture.env,
+          },
+        },
+      },
+    });
+    await registry.start();
+    expect(registry.servers()[0]?.status).toBe('ok');
+    const grandchild = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(alive(grandchild)).toBe(true);
+    await registry.close();
+    await waitFor(() => !alive(grandchild), 'the grandchild to die', 5000);
   });
 });

@@ -42,12 +42,19 @@ export function fixtureStdioConfig(options: FixtureOptions = {}): {
   };
 }
 
+export interface FixtureHttpRequest {
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
 export interface FixtureHttpServer {
   /** `http://127.0.0.1:<port>/mcp` */
   url: string;
   port: number;
   /** Calls and cancellations the server saw. */
   events: FixtureEvent[];
+  /** Every HTTP request's method and headers, in arrival order. */
+  requests: FixtureHttpRequest[];
   /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
@@ -65,7 +72,9 @@ export async function startFixtureHttpServer(
   });
   state.onToolsChanged = () => handler.notify.toolsChanged();
   const nodeHandler = toNodeHandler(handler);
+  const requests: FixtureHttpRequest[] = [];
   const server: HttpServer = createServer((req, res) => {
+    requests.push({ method: req.method ?? '', headers: { ...req.headers } });
     if (!req.url?.startsWith('/mcp')) {
       res.writeHead(404).end();
       return;
@@ -85,6 +94,7 @@ export async function startFixtureHttpServer(
     url: `http://127.0.0.1:${port}/mcp`,
     port,
     events: state.events,
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
