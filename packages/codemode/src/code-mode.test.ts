@@ -163,6 +163,23 @@ return { city, f: f.temperature, c: c.temperature, label };`);
     expect(off.typecheckMs).toBe(0);
   });
 
+  it('runs the code when only the generated declarations have problems, and reports them', async () => {
+    const source: CodeModeToolSource = {
+      listTools: () => [
+        { name: 'ok_tool', description: 'A tool', inputSchema: { type: 'object', properties: {} } },
+      ],
+      callTool: async () => ({ content: [{ type: 'text', text: '"fine"' }] }),
+    };
+    const mode = createCodeMode({ source, executor });
+    mode.warmUp();
+    // Simulate a declaration the compiler rejects (as a future schema feature might produce).
+    mode.declarations.text += 'declare function (;\n';
+    const result = await mode.run('return await ok_tool();');
+    expect(result).toMatchObject({ ok: true, value: 'fine' });
+    expect(result.diagnostics.length).toBeGreaterThan(0);
+    expect(result.diagnostics.every((d) => d.origin === 'declarations')).toBe(true);
+  });
+
   it('validates arguments against the tool schema before calling (typecheck off)', async () => {
     calls.length = 0;
     const result = await codeMode({ typecheck: 'off' }).run(

@@ -96,6 +96,11 @@ export interface CodeMode {
    * source has `onToolsChanged` (a registry does); call it after changing a plain source.
    */
   refresh(): void;
+  /**
+   * Does the one-time work of the first type check now (parsing TypeScript's lib files and the
+   * declarations), so the model's first `execute_code` call does not wait for it.
+   */
+  warmUp(): void;
   /** Closes the executor if code mode created it (a given executor is left to its owner). */
   close(): Promise<void>;
 }
@@ -176,7 +181,10 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       const checkStarted = performance.now();
       diagnostics = checker.check(script.body, declarations.text, declarations.checkPrelude);
       typecheckMs = performance.now() - checkStarted;
-      if (mode === 'error' && diagnostics.length > 0) {
+      // Problems in the generated declarations are ours, not the script's: they are reported but
+      // never stop a run.
+      const blocking = diagnostics.filter((diagnostic) => diagnostic.origin === 'script');
+      if (mode === 'error' && blocking.length > 0) {
         return {
           ok: false,
           logs: [],
@@ -185,10 +193,9 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
           diagnostics,
           error: {
             kind: 'typecheck',
-            message: `The code has type errors and was not run:\n${formatDiagnostics(diagnostics)}`,
-            ...(diagnostics[0]!.line > 0
-              ? { line: diagnostics[0]!.line, column: diagnostics[0]!.column }
-              : {}),
+            message: `The code has type errors and was not run:\n${formatDiagnostics(blocking)}`,
+            line: blocking[0]!.line,
+            column: blocking[0]!.column,
           },
           durationMs: performance.now() - started,
           typecheckMs,
@@ -270,6 +277,10 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     refresh() {
       state = undefined;
       current();
+    },
+    warmUp() {
+      const { declarations } = current();
+      checker.check('return;', declarations.text, declarations.checkPrelude);
     },
     async close() {
       unsubscribe?.();

@@ -116,8 +116,8 @@ await get_city({}, 2);`).map((d) => [d.line, d.code]);
   });
 
   it('formats diagnostics for the model', () => {
-    expect(formatDiagnostics([{ line: 2, column: 5, code: 2322, message: 'Bad.' }])).toBe(
-      'line 2, column 5: Bad. (TS2322)',
-    );
+    expect(
+      formatDiagnostics([{ line: 2, column: 5, code: 2322, origin: 'script', message: 'Bad.' }]),
+    ).toBe('line 2, column 5: Bad. (TS2322)');
   });
 });

@@ -10,6 +10,8 @@ export interface CodeDiagnostic {
   column: number;
   /** The TypeScript error code (2345, 2353, …). */
   code: number;
+  /** `script`: the model's code; `declarations`: the generated declarations (our problem, not the model's). */
+  origin: 'script' | 'declarations';
   message: string;
 }
 
@@ -161,6 +163,7 @@ export class CodeTypeChecker {
           line: where ? where.line + 1 : 0,
           column: where ? where.character + 1 : 0,
           code: diagnostic.code,
+          origin: 'declarations',
           message: `in the declarations: ${message}`,
         });
         continue;
@@ -171,6 +174,7 @@ export class CodeTypeChecker {
         line: Math.max(1, position.line),
         column: position.character + 1,
         code: diagnostic.code,
+        origin: 'script',
         message,
       });
       if (result.length >= this.maxDiagnostics) break;
@@ -209,9 +213,10 @@ function createHost(files: ReadonlyMap<string, ts.SourceFile>): ts.CompilerHost 
 /** Diagnostics as the text a model reads: `line 3, column 7: … (TS2345)`, one per line. */
 export function formatDiagnostics(diagnostics: readonly CodeDiagnostic[]): string {
   return diagnostics
-    .map(
-      (d) =>
-        `${d.line > 0 ? `line ${d.line}, column ${d.column}: ` : ''}${d.message} (TS${d.code})`,
+    .map((d) =>
+      d.origin === 'script'
+        ? `line ${d.line}, column ${d.column}: ${d.message} (TS${d.code})`
+        : `${d.message} (TS${d.code}${d.line > 0 ? `, declarations line ${d.line}` : ''})`,
     )
     .join('\n');
 }
