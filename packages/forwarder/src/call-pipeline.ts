@@ -351,8 +351,32 @@ export class CallPipeline {
     const started = performance.now();
     const client = token?.client ?? 'anonymous';
     const entry = this.tools().get(name);
-    if (!entry) return undefined;
     const refusal = this.policy.check(name, token);
+    if (!entry) {
+      // Not (yet) in the registry's listing: the name-based rules still hold; the upstream
+      // answers for the rest (an unknown tool is its error to give).
+      if (refusal) {
+        throw new JsonRpcFault(POLICY_REFUSED, refusal.message, {
+          policy: refusal.policy,
+          tool: name,
+        });
+      }
+      const perMinute = this.config.policy?.rateLimit?.perMinute;
+      const wait =
+        perMinute === undefined ? 0 : await this.rateLimiter.consume(`client:${client}`, perMinute);
+      if (wait > 0) {
+        throw new JsonRpcFault(
+          RATE_LIMITED,
+          `Rate limit exceeded for client "${client}" (policy.rateLimit.perMinute); retry after ${wait} ms`,
+          {
+            retryAfterMs: wait,
+            policy: 'policy.rateLimit.perMinute',
+            tool: name,
+          },
+        );
+      }
+      return undefined;
+    }
     if (refusal) {
       this.finish(entry, client, args, started, 'refused', refusal.message);
       throw new JsonRpcFault(POLICY_REFUSED, refusal.message, {

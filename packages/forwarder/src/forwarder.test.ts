@@ -735,6 +735,13 @@ describe('routes', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('applies name rules on the passthrough route even to tools the registry has not listed', async () => {
+    const { url, upstreams } = await setup({ config: { policy: { block: ['lean__secret*'] } } });
+    const refused = await call(`${url}/servers/lean/mcp`, 'secret_tool', {});
+    expect(refused.body.error.data.policy).toBe('policy.block');
+    expect(upstreams.lean!.received.some((r) => r.method === 'tools/call')).toBe(false);
+  });
+
   it('runs a batch grouped by upstream in parallel, one failure not failing the rest', async () => {
     const { forwarder, upstreams } = await setup({ kinds: { a: 'both', b: 'modern' } });
     const results = await forwarder.batch([

@@ -1069,7 +1069,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     callTool: (name, args, context) => pipeline.call(name, args, context),
     batch: (calls, context) => runBatch(pipeline, calls, context),
     async listen({ host = '127.0.0.1', port = 0 } = {}) {
-      const server = createServer({ keepAliveTimeout: 30_000 }, handle);
+      const server = createServer(handle);
+      server.keepAliveTimeout = 30_000;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => resolve());
