@@ -8,6 +8,7 @@ import {
   createForwarder,
   type AuditEntry,
   type AuthToken,
+  type CircuitBreakerOptions,
   type Forwarder,
   type ToolSource,
 } from '@toolwire/forwarder';
@@ -61,6 +62,8 @@ export interface StartServerOptions {
   cwd?: string;
   /** Registry restart backoff (tests use short ones). */
   backoff?: { initialMs?: number; maxMs?: number };
+  /** Per-upstream circuit breaker (default: open after 5 failures, probe after 10 s). */
+  breaker?: CircuitBreakerOptions;
 }
 
 export interface RunningServer {
@@ -169,6 +172,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       audit,
       allowedHosts,
       serverInfo: { name: 'toolwire-server', version: SERVER_VERSION },
+      ...(options.breaker ? { breaker: options.breaker } : {}),
     });
     const detachShared = shared.attach(forwarder, Object.keys(config.mcpServers ?? {}));
     const unsubscribe = forwarder.pipeline.onChange((server) => mcpRoute.toolsChanged(server));
