@@ -582,4 +582,17 @@ describe('createRegistry', () => {
     await registry.close();
     await waitFor(() => !alive(grandchild), 'the grandchild to die', 5000);
   });
+
+  it('leaves no process behind when closed in the middle of connecting', async () => {
+    const registry = registryWith({
+      config: { mcpServers: { slow: fixtureStdioConfig({ startupDelayMs: 10_000 }) } },
+    });
+    const starting = registry.start();
+    await waitFor(() => registry.servers()[0]?.pid !== undefined, 'the spawn');
+    const pid = registry.servers()[0]!.pid!;
+    await registry.close();
+    await starting;
+    expect(alive(pid)).toBe(false);
+    expect(registry.servers()[0]?.pid).toBeUndefined();
+  });
 });

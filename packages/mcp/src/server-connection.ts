@@ -230,6 +230,9 @@ export class ServerConnection {
     const useLegacy = kind === 'sse' || mode === 'legacy';
     let prior = useLegacy ? ({ kind: 'legacy' } as const) : this.prior;
     for (let round = 0; round < 2; round++) {
+      // close() may land while a connect is in flight: never start a process after it.
+      if (this.closed)
+        throw new ServerUnavailableError({ server: this.name, reason: 'the registry was closed' });
       const transport = this.createTransport(kind);
       const client = this.createClient(useLegacy ? 'legacy' : mode);
       this.transport = transport;
@@ -248,6 +251,13 @@ export class ServerConnection {
           this.protocolVersion && this.protocolVersion >= '2026-07-28' && discover
             ? ({ kind: 'modern', discover } as PriorDiscovery)
             : { kind: 'legacy' };
+        if (this.closed) {
+          await this.teardown();
+          throw new ServerUnavailableError({
+            server: this.name,
+            reason: 'the registry was closed',
+          });
+        }
         client.onclose = () => this.handleDrop(client, 'the connection closed');
         return;
       } catch (error) {
