@@ -49,7 +49,7 @@ export interface CreateForwarderOptions {
   /** The registry (`@toolwire/mcp`'s `createRegistry(...)`) or any `ToolSource`. */
   source: ToolSource;
   /** The loaded `toolwire.config.json` (policy, auth, cache, redis, mcpServers, namespace). */
-  config?: ForwarderConfig | Record<string, unknown>;
+  config?: ForwarderConfig | object;
   /** Extra in-process tools (`defineTool` from `@toolwire/schema`), exposed under their own names. */
   nativeTools?: AnyTool[];
   serverInfo?: { name: string; version: string };

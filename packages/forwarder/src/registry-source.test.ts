@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read nested JSON-RPC answers */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createRegistry, type Registry } from '@toolwire/mcp';
+import { createRegistry, loadConfig, type Registry } from '@toolwire/mcp';
 import { fixtureStdioConfig } from '@toolwire/testing/mcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLeanUpstream, type LeanUpstream } from '../test/fixtures/lean-upstream.js';
@@ -18,10 +18,11 @@ describe('createForwarder with a @toolwire/mcp registry', () => {
 
   beforeAll(async () => {
     lean = await startLeanUpstream();
-    const config = {
+    // The config as the app loads it (typed ToolwireConfig), handed to both unchanged.
+    const config = loadConfig({
       mcpServers: { lean: { url: lean.url }, fx: fixtureStdioConfig() },
       policy: { block: ['fx__crash'] },
-    };
+    });
     registry = createRegistry({ config, refreshIntervalMs: 0 });
     await registry.start();
     // Compile-time proof that the registry satisfies the forwarder's ToolSource.
