@@ -24,6 +24,17 @@ export class CommandFailedError extends ToolwireError {
   }
 }
 
+/**
+ * Ends the command with `exitCode` when whatever failed has already said so itself (the gateway
+ * prints its own errors): nothing more is printed.
+ */
+export class SilentExitError extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+    this.name = 'SilentExitError';
+  }
+}
+
 /** Error codes (ToolwireError.code) that mean the input or the configuration was wrong. */
 const USAGE_CODES = new Set([
   'usage',

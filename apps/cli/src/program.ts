@@ -3,7 +3,7 @@ import type { CliContext, GlobalOptions } from './context.js';
 import type { ChatFlags } from './commands/chat.js';
 import type { CodeRunFlags } from './commands/code.js';
 import { resolveConfig, type ResolvedConfig } from './config.js';
-import { describeError, EXIT_OK, EXIT_USAGE, exitCodeFor, UsageError } from './errors.js';
+import { describeError, EXIT_OK, EXIT_USAGE, exitCodeFor, SilentExitError } from './errors.js';
 
 export const VERSION = '0.1.0';
 
@@ -14,6 +14,14 @@ const CHAT_MODES = ['direct', 'code', 'gateway', 'staged'] as const;
 export function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) <= 0) {
     throw new InvalidArgumentError('expected a positive whole number.');
+  }
+  return Number(value);
+}
+
+/** A TCP port, 0 (any free port) to 65535. */
+export function portNumber(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65_535) {
+    throw new InvalidArgumentError('expected a port number from 0 to 65535.');
   }
   return Number(value);
 }
@@ -144,12 +152,24 @@ export function createProgram(ctx: CliContext): Command {
     .command('serve')
     .description('run the gateway server (same as toolwire-server)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on', positiveInteger, 8787)
-    .action(() => {
-      throw new UsageError(
-        'toolwire serve: the gateway (toolwire-server, @toolwire/server) is not available in this build',
-      );
-    });
+    .option('--port <port>', 'port to listen on (0: any free port)', portNumber, 8787)
+    .option('--allowed-hosts <list>', 'Host/Origin names accepted besides loopback, or *')
+    .action(
+      async (options: { host: string; port: number; allowedHosts?: string }, command: Command) => {
+        const { config } = globals(command);
+        // The gateway's own command line, so `toolwire serve` behaves exactly like it.
+        const { runServerCli } = await import('@toolwire/server');
+        const code = await runServerCli([
+          ...(config !== undefined ? ['--config', config] : []),
+          '--host',
+          options.host,
+          '--port',
+          String(options.port),
+          ...(options.allowedHosts !== undefined ? ['--allowed-hosts', options.allowedHosts] : []),
+        ]);
+        if (code !== 0) throw new SilentExitError(code);
+      },
+    );
 
   return program;
 }
@@ -161,6 +181,7 @@ export async function runCli(ctx: CliContext, argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;
   } catch (error) {
+    if (error instanceof SilentExitError) return error.exitCode;
     if (error instanceof CommanderError) {
       if (
         error.code === 'commander.helpDisplayed' ||

@@ -91,3 +91,12 @@ describe('listOllamaModels', () => {
     expect(await listOllamaModels('127.0.0.1', ollamaFetch(['a', 'b']))).toEqual(['a', 'b']);
   });
 });
+
+describe('provider defaults', () => {
+  it('match the OpenAI adapter (repeated here so only the chosen SDK is loaded)', async () => {
+    const adapter = await import('@toolwire/openai');
+    const ours = await import('./provider.js');
+    expect(ours.OPENAI_BASE_URL).toBe(adapter.OPENAI_BASE_URL);
+    expect(ours.XAI_BASE_URL).toBe(adapter.XAI_BASE_URL);
+  });
+});

@@ -1,13 +1,13 @@
-import { createAnthropic } from '@toolwire/anthropic';
 import type { ToolwireConfig } from '@toolwire/mcp';
-import { createOllama } from '@toolwire/ollama';
-import { createOpenAI, createXai, OPENAI_BASE_URL, XAI_BASE_URL } from '@toolwire/openai';
 import { ToolwireError, type ChatModel } from '@toolwire/schema';
 
 export type ProviderName = 'openai' | 'anthropic' | 'ollama' | 'xai';
 export const PROVIDERS: readonly ProviderName[] = ['openai', 'anthropic', 'ollama', 'xai'];
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
+// The adapters' own defaults, repeated so that only the chosen provider's SDK is loaded.
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+export const XAI_BASE_URL = 'https://api.x.ai/v1';
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
 /** Models used when neither `--model` nor the config names one (Ollama: the first one installed). */
@@ -128,7 +128,8 @@ export async function resolveProvider(
       model = DEFAULT_MODELS[provider];
     }
   }
-  return { provider, model, baseUrl, chatModel: createChatModel(provider, model, baseUrl, apiKey) };
+  const chatModel = await createChatModel(provider, model, baseUrl, apiKey);
+  return { provider, model, baseUrl, chatModel };
 }
 
 function defaultBaseUrl(provider: ProviderName, env: Env): string {
@@ -166,12 +167,12 @@ export async function listOllamaModels(host: string, fetchImpl: typeof fetch): P
     .filter((name): name is string => typeof name === 'string');
 }
 
-function createChatModel(
+async function createChatModel(
   provider: ProviderName,
   model: string,
   baseUrl: string,
   apiKey: string | undefined,
-): ChatModel {
+): Promise<ChatModel> {
   const needKey = (variable: string) =>
     new ProviderNotConfiguredError(
       `--provider ${provider} needs an API key: set ${variable} or pass --api-key (or "chat.apiKey" in the config)`,
@@ -180,19 +181,26 @@ function createChatModel(
     case 'openai': {
       // A compatible server (LM Studio, vLLM, llama.cpp) at another URL may need no key.
       if (apiKey === undefined && baseUrl === OPENAI_BASE_URL) throw needKey('OPENAI_API_KEY');
+      const { createOpenAI } = await import('@toolwire/openai');
       return createOpenAI({
         baseURL: baseUrl,
         apiKey: apiKey ?? 'none',
         ...(baseUrl === OPENAI_BASE_URL ? {} : { provider: 'openai-compatible' }),
       })(model);
     }
-    case 'xai':
+    case 'xai': {
       if (apiKey === undefined) throw needKey('XAI_API_KEY');
+      const { createXai } = await import('@toolwire/openai');
       return createXai({ baseURL: baseUrl, apiKey })(model);
-    case 'anthropic':
+    }
+    case 'anthropic': {
       if (apiKey === undefined) throw needKey('ANTHROPIC_API_KEY');
+      const { createAnthropic } = await import('@toolwire/anthropic');
       return createAnthropic({ baseURL: baseUrl, apiKey })(model);
-    case 'ollama':
+    }
+    case 'ollama': {
+      const { createOllama } = await import('@toolwire/ollama');
       return createOllama({ host: normaliseOllamaHost(baseUrl) })(model);
+    }
   }
 }

@@ -268,11 +268,3 @@ describe('toolwire usage errors', () => {
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
-
-describe('toolwire serve', () => {
-  it('says in one line that the gateway is not part of this build (exit 2)', async () => {
-    const result = await run(['serve', '--port', '8899']);
-    expect(result.code).toBe(2);
-    expect(expectOneLineError(result.stderr)).toContain('not available in this build');
-  });
-});

@@ -6,7 +6,7 @@ import {
   type AgentMode,
   type AgentResult,
 } from '@toolwire/agent';
-import { createCodeMode, type CodeMode } from '@toolwire/codemode';
+import type { CodeMode } from '@toolwire/codemode';
 import type { Registry, ToolwireConfig } from '@toolwire/mcp';
 import {
   CancelledError,
@@ -65,6 +65,8 @@ export async function chatCommand(
     let codeMode: CodeMode | undefined;
     try {
       if (mode === 'code') {
+        // Loaded only for code mode: it brings the TypeScript checker.
+        const { createCodeMode } = await import('@toolwire/codemode');
         codeMode = createCodeMode({
           source: registry,
           excludedTools: config.codeMode?.excludedTools ?? [],
