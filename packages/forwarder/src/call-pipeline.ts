@@ -367,7 +367,7 @@ export class CallPipeline {
       if (wait > 0) {
         throw new JsonRpcFault(
           RATE_LIMITED,
-          `Rate limit exceeded for client "${client}" (policy.rateLimit.perMinute); retry after ${wait} ms`,
+          `Call refused: rate limit exceeded for client "${client}" (policy.rateLimit.perMinute); retry after ${wait} ms`,
           {
             retryAfterMs: wait,
             policy: 'policy.rateLimit.perMinute',
@@ -468,7 +468,7 @@ export class CallPipeline {
     policy: string,
     scope: string,
   ): never {
-    const message = `Rate limit exceeded for ${scope === 'client' ? `client "${client}"` : `tool "${entry.tool.name}"`} (${policy}); retry after ${retryAfterMs} ms`;
+    const message = `Call refused: rate limit exceeded for ${scope === 'client' ? `client "${client}"` : `tool "${entry.tool.name}"`} (${policy}); retry after ${retryAfterMs} ms`;
     this.metrics.rateLimited.labels(scope).inc();
     this.finish(entry, client, args, started, 'refused', message);
     throw new JsonRpcFault(RATE_LIMITED, message, { retryAfterMs, policy, tool: entry.tool.name });
