@@ -384,10 +384,14 @@ function classifyGuestError(
   }
   if (/stack overflow|Maximum call stack size exceeded/i.test(error.message))
     return stackError(limits, error, script);
+  // QuickJS throws null when it cannot even allocate the out-of-memory error, and by the time the
+  // harness sees it the memory is freed again, so the cause cannot be checked: say both.
   const thrown =
-    error.thrown === 'primitive' || error.thrown === 'null' || error.thrown === 'undefined'
-      ? `Uncaught ${error.message} (throw an Error object to get a stack)`
-      : `${error.name}: ${error.message}`;
+    error.thrown === 'null'
+      ? `Uncaught null (throw an Error object to get a stack; the engine also throws null when the script runs out of memory, limit ${Math.round(limits.memoryBytes / 1024 / 1024)} MB, so keep less data in memory at once if the script builds large values)`
+      : error.thrown === 'primitive' || error.thrown === 'undefined'
+        ? `Uncaught ${error.message} (throw an Error object to get a stack)`
+        : `${error.name}: ${error.message}`;
   const located = locate(error, script);
   return {
     ...located,

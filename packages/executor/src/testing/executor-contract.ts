@@ -372,12 +372,22 @@ export function runExecutorContract(
         const result = await executor.run(
           'const a = [];\nwhile (true) a.push({ a: 1, b: [1, 2, 3], c: "xx" + a.length });',
           {
-            limits: { memoryBytes: 16 * 1024 * 1024, timeoutMs: 10_000 },
+            // Wall time far beyond what the bomb needs, so only the memory limit can stop it
+            // even on a heavily loaded machine.
+            limits: { memoryBytes: 16 * 1024 * 1024, timeoutMs: 90_000 },
           },
         );
         expect(result.error).toMatchObject({ kind: 'memory' });
         expect(result.error!.message).toMatch(/memory/);
         expect((await executor.run('return [1, 2].length')).value).toBe(2);
+      }, 120_000);
+
+      it('explains a thrown null, which is also how the engine reports exhausted memory', async () => {
+        const result = await executor.run('throw null;', {
+          limits: { memoryBytes: 32 * 1024 * 1024 },
+        });
+        expect(result.error).toMatchObject({ kind: 'runtime' });
+        expect(result.error!.message).toMatch(/^Uncaught null .*runs out of memory, limit 32 MB/);
       });
 
       it(`stops a large single allocation with a memory error${options.softMemoryLimit ? ' (or at the deadline: soft memory limit)' : ''}`, async () => {
