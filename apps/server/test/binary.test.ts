@@ -1,0 +1,112 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fixtureStdioConfig } from '@toolwire/testing/mcp';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN_DIR } from './global-setup.js';
+import { modernCall, waitFor } from './helpers.js';
+
+const BIN = join(BIN_DIR, 'main.js');
+
+function configFile(config: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toolwire-bin-'));
+  const file = join(dir, 'toolwire.config.json');
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  exit: Promise<number | null>;
+}
+
+async function run(args: string[]): Promise<Running> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await waitFor(
+    () => /MCP at (http:\/\/[^\s]+)\/mcp/.exec(err)?.[1],
+    `the server to start (stderr: ${err})`,
+  );
+  return { child, url, stdout: () => out, exit };
+}
+
+describe('toolwire-server binary', () => {
+  let running: Running | undefined;
+  afterEach(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGKILL');
+      await running.exit;
+    }
+    running = undefined;
+  });
+
+  it('refuses bad flags and bad config files with one line and exit code 2', () => {
+    const badPort = spawnSync(process.execPath, [BIN, '--port', 'eighty'], { encoding: 'utf8' });
+    expect(badPort.status).toBe(2);
+    expect(badPort.stderr).toMatch(/^toolwire-server: --port: expected a port number/);
+    const file = configFile({ mcpServers: { fs: { command: 'x', args: ['ok', 3] } } });
+    const badConfig = spawnSync(process.execPath, [BIN, '--config', file, '--port', '0'], {
+      encoding: 'utf8',
+    });
+    expect(badConfig.status).toBe(2);
+    expect(badConfig.stderr.split('\n')[0]).toMatch(/mcpServers\.fs\.args\[1\]/);
+    expect(badConfig.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('reloads on SIGHUP and stops gracefully on SIGTERM: the in-flight call finishes, children stop', async () => {
+    const file = configFile({
+      mcpServers: { fx: fixtureStdioConfig({ tools: ['slow', 'echo'] }) },
+    });
+    running = await run(['--config', file, '--port', '0']);
+    const { url, child } = running;
+    const ready = (await (await fetch(`${url}/readyz`)).json()) as {
+      servers: Array<{ status: string }>;
+    };
+    expect(ready.servers[0]!.status).toBe('ok');
+    const fixturePid = Number(
+      spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(child.pid)], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .find((line) => line.includes('fixture-server'))!
+        .trim()
+        .split(/\s+/)[0],
+    );
+    expect(fixturePid).toBeGreaterThan(0);
+
+    child.kill('SIGHUP');
+    await waitFor(() => running!.stdout().includes('"config reloaded"') || undefined, 'the reload');
+
+    const slow = modernCall(`${url}/mcp`, 'tools/call', {
+      name: 'fx__slow',
+      arguments: { ms: 700 },
+    });
+    // Give the request time to reach the server before the signal (it runs 700 ms there).
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGTERM');
+    const answer = await slow;
+    expect(answer.status).toBe(200);
+    expect(answer.body.result.isError).not.toBe(true);
+    expect(await running.exit).toBe(0);
+    expect(() => process.kill(fixturePid, 0)).toThrow();
+    const lines = running
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string });
+    expect(lines.map((l) => l.msg)).toEqual(
+      expect.arrayContaining([
+        'listening',
+        'config reloaded',
+        'tool call',
+        'shutting down',
+        'stopped',
+      ]),
+    );
+  });
+});

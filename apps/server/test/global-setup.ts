@@ -1,0 +1,22 @@
+// Builds the `toolwire-server` binary for the tests that drive it, into a private folder (so a
+// concurrent `build` of dist cannot race them). Workspace dependencies resolve to their own dist,
+// which turbo builds before any test (`test` depends on `^build`).
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'tsup';
+
+export const SERVER_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN_DIR = join(SERVER_ROOT, 'test-results', 'bin');
+
+export default async function setup(): Promise<void> {
+  await build({
+    entry: [join(SERVER_ROOT, 'src', 'main.ts')],
+    format: ['esm'],
+    outDir: BIN_DIR,
+    target: 'node22',
+    clean: true,
+    silent: true,
+    config: false,
+    dts: false,
+  });
+}
