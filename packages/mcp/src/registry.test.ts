@@ -595,4 +595,33 @@ describe('createRegistry', () => {
     expect(alive(pid)).toBe(false);
     expect(registry.servers()[0]?.pid).toBeUndefined();
   });
+
+  it('marks a server stale when a refresh fails, keeping its tools callable', async () => {
+    const registry = registryWith({
+      config: { mcpServers: { fx: fixtureStdioConfig({ listFailsAfter: 1 }) } },
+    });
+    await registry.start();
+    await registry.refresh('fx');
+    expect(registry.servers()[0]).toMatchObject({
+      status: 'stale',
+      reason: expect.stringContaining('failing on purpose'),
+    });
+    expect(registry.listTools().find((t) => t.name === 'fx__echo')?.status).toBe('stale');
+    expect(await registry.callTool('fx__echo', { text: 'still here' })).toMatchObject({
+      content: [{ text: 'echo: still here' }],
+    });
+  });
+
+  it('filters server tools with include and exclude globs', async () => {
+    const registry = registryWith({
+      config: {
+        mcpServers: {
+          fx: { ...fixtureStdioConfig(), include: ['e*', 'a?d', 'slow'], exclude: ['slow'] },
+        },
+      },
+      nativeTools: [],
+    });
+    await registry.start();
+    expect(registry.listTools().map((t) => t.name)).toEqual(['fx__echo', 'fx__add']);
+  });
 });

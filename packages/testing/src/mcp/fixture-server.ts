@@ -29,6 +29,8 @@ export interface FixtureOptions {
   pageSize?: number;
   /** Wait this long before answering tools/list. */
   listDelayMs?: number;
+  /** Answer tools/list with a JSON-RPC error once this many listings have succeeded. */
+  listFailsAfter?: number;
   /** stdio: wait this long before reading stdin (a slow start). */
   startupDelayMs?: number;
   /** stdio: write this to stderr and exit with code 3 at once. */
@@ -143,6 +145,8 @@ export interface FixtureState {
   events: FixtureEvent[];
   /** Servers to notify of list changes (stdio: the one server; stateless HTTP: none). */
   servers: Set<Server>;
+  /** How many tools/list requests were answered. */
+  listings: number;
   /** Also told of list changes (HTTP: publishes to 2026-07-28 `subscriptions/listen` streams). */
   onToolsChanged?: () => void;
 }
@@ -155,6 +159,7 @@ export function createFixtureState(options: FixtureOptions = {}): FixtureState {
     destructiveEcho: false,
     events: [],
     servers: new Set(),
+    listings: 0,
   };
 }
 
@@ -218,6 +223,13 @@ export function createFixtureServer(state: FixtureState): Server {
 
   server.setRequestHandler('tools/list', async (request) => {
     if (state.options.listDelayMs) await sleep(state.options.listDelayMs);
+    if (
+      state.options.listFailsAfter !== undefined &&
+      state.listings >= state.options.listFailsAfter
+    ) {
+      throw new Error('tools/list is failing on purpose');
+    }
+    state.listings++;
     const tools = currentTools(state);
     const size = state.options.pageSize;
     if (!size) return { tools };
