@@ -426,8 +426,16 @@ describe('runCode', () => {
     ]);
   });
 
-  it('makes and closes its own executor when none is given', async () => {
+  it('uses one shared default executor when none is given and closes it with the last user', async () => {
     const result = await runCode('return 1 + 1;', { source: tools, typecheck: 'off' });
     expect(result).toMatchObject({ ok: true, value: 2 });
+    const first = createCodeMode({ source: tools, typecheck: 'off' });
+    const second = createCodeMode({ source: tools, typecheck: 'off' });
+    expect(await first.run('return 3;')).toMatchObject({ ok: true, value: 3 });
+    await first.close();
+    await first.close();
+    // Still open for the second user.
+    expect(await second.run('return 4;')).toMatchObject({ ok: true, value: 4 });
+    await second.close();
   });
 });

@@ -38,7 +38,11 @@ export interface CodeModeOptions {
   excludedTools?: readonly string[];
   /** Per tool: `code` (default: only inside `execute_code`), `direct` (only as its own tool) or `both`. */
   toolModes?: Readonly<Record<string, ToolMode>>;
-  /** Runs the code; default a QuickJS executor made on first use (and closed by `close()`). */
+  /**
+   * Runs the code. Default: one QuickJS executor shared by every code mode of the process, made on
+   * first use and closed when the last code mode using it is closed. Code modes made per request
+   * (a server's) therefore share one worker pool instead of each starting its own.
+   */
   executor?: Executor;
   /** Type-check the code before running it: `error` (default) refuses to run code with type errors. */
   typecheck?: TypecheckMode;
@@ -101,7 +105,10 @@ export interface CodeMode {
    * declarations), so the model's first `execute_code` call does not wait for it.
    */
   warmUp(): void;
-  /** Closes the executor if code mode created it (a given executor is left to its owner). */
+  /**
+   * Stops following the source's tool changes and, when this was the last code mode using the
+   * shared default executor, closes it. A given `executor` is left to its owner.
+   */
   close(): Promise<void>;
 }
 
@@ -115,8 +122,9 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   const modes = resolveModes(options);
   const checker = new CodeTypeChecker();
   const defaultTypecheck = checkTypecheckMode(options.typecheck ?? 'error', 'typecheck');
-  let executor = options.executor;
-  const ownsExecutor = executor === undefined;
+  const executor = options.executor;
+  if (executor === undefined) sharedUsers++;
+  let closed = false;
 
   /** Everything that follows from the source's current tool list. */
   const build = () => {
@@ -221,8 +229,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         typecheckMs,
       };
     }
-    executor ??= createQuickJSExecutor();
-    const result = await executor.run(stripped.code, {
+    const result = await (executor ?? defaultExecutor()).run(stripped.code, {
       functions,
       ...(options.limits || runOptions.limits
         ? { limits: { ...options.limits, ...runOptions.limits } }
@@ -283,8 +290,10 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       checker.check('return;', declarations.text, declarations.checkPrelude);
     },
     async close() {
+      if (closed) return;
+      closed = true;
       unsubscribe?.();
-      if (ownsExecutor && executor) await executor.close();
+      if (executor === undefined) await releaseDefaultExecutor();
     },
   };
 }
@@ -328,6 +337,30 @@ function createExecuteCodeTool(
   };
 }
 
+let sharedExecutor: Executor | undefined;
+/** Code modes using the shared executor and not yet closed. */
+let sharedUsers = 0;
+
+function defaultExecutor(): Executor {
+  sharedExecutor ??= createQuickJSExecutor();
+  return sharedExecutor;
+}
+
+async function releaseDefaultExecutor(): Promise<void> {
+  sharedUsers = Math.max(0, sharedUsers - 1);
+  if (sharedUsers === 0) await closeDefaultExecutor();
+}
+
+/**
+ * Closes the shared default executor now, whoever still uses it (it is made again if code mode
+ * needs it later). Normally not needed: it closes when the last code mode using it is closed.
+ */
+export async function closeDefaultExecutor(): Promise<void> {
+  const executor = sharedExecutor;
+  sharedExecutor = undefined;
+  await executor?.close();
+}
+
 /** The tools to give a model in code mode: `execute_code` and the direct ones. */
 export function createCodeModeTools(options: CodeModeOptions): AnyTool[] {
   return createCodeMode(options).tools;
@@ -335,8 +368,7 @@ export function createCodeModeTools(options: CodeModeOptions): AnyTool[] {
 
 /**
  * Runs one script against a source's tools (what `toolwire code run` does), returning console
- * output, the returned value and the tool calls. Pass `executor` to reuse one across runs; else one
- * is made and closed for this run.
+ * output, the returned value and the tool calls. Without `executor` it uses the shared default one.
  */
 export async function runCode(
   code: string,

@@ -2,6 +2,7 @@ export {
   createCodeMode,
   createCodeModeTools,
   runCode,
+  closeDefaultExecutor,
   formatRunResult,
   EXECUTE_CODE_TOOL_NAME,
 } from './code-mode.js';
