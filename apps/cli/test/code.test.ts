@@ -57,6 +57,20 @@ describe('toolwire code types', () => {
   });
 });
 
+describe('toolwire code types (excluded tools)', () => {
+  it('leaves out the tools codeMode.excludedTools keeps direct', async () => {
+    const file = join(sandbox.home, 'excluded.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ nativeTools: ['hash', 'calculate'], codeMode: { excludedTools: ['hash'] } }),
+    );
+    const result = await run(['--config', file, 'code', 'types']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('declare function calculate(');
+    expect(result.stdout).not.toContain('declare function hash(');
+  });
+});
+
 describe('toolwire code run', () => {
   it('runs a script against the tools and prints console output and the returned value', async () => {
     const file = script(

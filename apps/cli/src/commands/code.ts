@@ -28,9 +28,11 @@ export interface CodeRunFlags {
 export async function printCodeTypes(
   ctx: CliContext,
   registry: Registry,
+  excludedTools: readonly string[],
   json: boolean,
 ): Promise<void> {
-  const codeMode = createCodeMode({ source: registry });
+  // As chat's code mode builds it: tools excluded in the config stay direct tools, undeclared.
+  const codeMode = createCodeMode({ source: registry, excludedTools });
   try {
     const { declarations } = codeMode;
     if (json) {
@@ -168,7 +170,9 @@ export async function codeTypesCommand(
   config: ToolwireConfig,
   json: boolean,
 ): Promise<void> {
-  await withRegistry(ctx, config, (registry) => printCodeTypes(ctx, registry, json));
+  await withRegistry(ctx, config, (registry) =>
+    printCodeTypes(ctx, registry, config.codeMode?.excludedTools ?? [], json),
+  );
 }
 
 /** `toolwire code run FILE`. */
