@@ -309,17 +309,40 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     return { server: name.slice(0, at), name: name.slice(at + pipeline.separator.length) };
   }
 
-  function resourceOwner(uri: string, route: string | undefined): string {
-    if (route !== undefined) return route;
+  function knownOwner(uri: string): string | undefined {
     const owner = resourceOwners.get(uri);
     if (owner) return owner;
     for (const [pattern, server] of resourceOwners) {
       const brace = pattern.indexOf('{');
       if (brace > 0 && uri.startsWith(pattern.slice(0, brace))) return server;
     }
+    return undefined;
+  }
+
+  function remember(items: Array<[string, Record<string, unknown>]>): void {
+    for (const [server, item] of items) {
+      const uri = item.uri ?? item.uriTemplate;
+      if (typeof uri === 'string') resourceOwners.set(uri, server);
+    }
+  }
+
+  /** The upstream that listed a URI (or a template matching it); lists them all once if unknown. */
+  async function resourceOwner(
+    uri: string,
+    route: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    if (route !== undefined) return route;
     const servers = upstreamsFor(route);
     if (servers.length === 1) return servers[0]!;
-    throw new JsonRpcFault(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    let owner = knownOwner(uri);
+    if (!owner) {
+      remember(await gather(route, 'resources/list', 'resources', signal));
+      remember(await gather(route, 'resources/templates/list', 'resourceTemplates', signal));
+      owner = knownOwner(uri);
+    }
+    if (!owner) throw new JsonRpcFault(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    return owner;
   }
 
   async function dispatchRequest(
@@ -423,10 +446,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       case 'resources/templates/list': {
         const key = request.method === 'resources/list' ? 'resources' : 'resourceTemplates';
         const items = await gather(route, request.method, key, context.signal);
-        for (const [server, item] of items) {
-          const uri = item.uri ?? item.uriTemplate;
-          if (typeof uri === 'string') resourceOwners.set(uri, server);
-        }
+        remember(items);
         return { [key]: items.map(([, item]) => item) };
       }
       case 'resources/subscribe':
@@ -439,7 +459,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         if (typeof params.uri !== 'string')
           throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
         return upstreamRequest(
-          resourceOwner(params.uri, route),
+          await resourceOwner(params.uri, route, context.signal),
           request.method,
           params,
           context.signal,
@@ -458,7 +478,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         }
         if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
           return upstreamRequest(
-            resourceOwner(ref.uri, route),
+            await resourceOwner(ref.uri, route, context.signal),
             'completion/complete',
             params,
             context.signal,
