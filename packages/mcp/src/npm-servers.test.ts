@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -139,5 +140,43 @@ describe('createRegistry with the npm reference servers', () => {
     expect(await registry.callTool('sse__echo', { message: 'over sse' })).toMatchObject({
       content: [{ text: 'Echo: over sse' }],
     });
+  });
+
+  it('falls back to legacy SSE when a URL that does not end in /sse rejects streamable HTTP', async () => {
+    const ssePort = await everythingOverHttp('sse');
+    // A loopback proxy that serves server-everything's /sse stream at /events.
+    const proxy = createHttpServer((req, res) => {
+      const path = req.url?.startsWith('/events')
+        ? req.url.replace('/events', '/sse')
+        : (req.url ?? '/');
+      const upstream = httpRequest(
+        { host: '127.0.0.1', port: ssePort, path, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
+    const address = proxy.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const registry = createRegistry({
+      logger,
+      config: { mcpServers: { legacy: { url: `http://127.0.0.1:${port}/events` } } },
+    });
+    registries.push(registry);
+    try {
+      await registry.start();
+      expect(registry.servers()[0]).toMatchObject({ status: 'ok', transport: 'sse' });
+      expect(await registry.callTool('legacy__echo', { message: 'via fallback' })).toMatchObject({
+        content: [{ text: 'Echo: via fallback' }],
+      });
+    } finally {
+      await registry.close();
+      proxy.closeAllConnections();
+      proxy.close();
+    }
   });
 });
