@@ -26,7 +26,7 @@ export type {
   CreateRegistryOptions,
   ToolStatus,
 } from './registry.js';
-export type { ServerStatus } from './server-connection.js';
+export type { ServerStatus, ServerRequestHandlers } from './server-connection.js';
 export {
   assignToolNames,
   fitName,
