@@ -26,6 +26,7 @@ beforeAll(async () => {
           env: { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') },
         },
         fs: { command: process.execPath, args: [serverBin('server-filesystem'), dir] },
+        everything: { command: process.execPath, args: [serverBin('server-everything'), 'stdio'] },
       },
       nativeTools: [],
     },
@@ -99,6 +100,23 @@ return { written: back.content, relations: graph.relations.length, found: found.
     expect(second.value).toEqual(['fact 1', 'fact 4', 'fact 7']);
     expect(serverProcesses()).toEqual(before);
     expect(before.every((server) => server.restarts === 0)).toBe(true);
+  });
+
+  it('calls tools whose names are not identifiers (everything__get-sum) by their mapped names', async () => {
+    expect(codeMode.declarations.bindings).toContainEqual({
+      identifier: 'everything__get_sum',
+      toolName: 'everything__get-sum',
+    });
+    const result = await codeMode.run(
+      `const [sum, weather] = await Promise.all([\n  everything__get_sum({ a: 19, b: 23 }),\n  tools.everything__get_structured_content({ location: 'Chicago' }),\n]);\nreturn { sum, temperature: typeof weather.temperature };`,
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.value).toMatchObject({ temperature: 'number' });
+    expect(String((result.value as { sum: unknown }).sum)).toContain('42');
+    expect(result.toolCalls.map((call) => call.name).sort()).toEqual([
+      'everything__get-structured-content',
+      'everything__get-sum',
+    ]);
   });
 
   it('throws an MCP error result into the script, where it can be caught', async () => {
