@@ -1,6 +1,5 @@
 // `npm start`: runs the gateway (apps/server, `toolwire-server`) after the build, passing the
 // command line through (e.g. `npm start -- --port 9000 --config ./toolwire.config.json`).
-// Signals are forwarded so SIGTERM/SIGINT stop it gracefully and SIGHUP reloads its config.
 import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
@@ -15,9 +14,8 @@ if (!existsSync(server)) {
   process.exit(1);
 }
 const child = spawn(process.execPath, [server, ...process.argv.slice(2)], { stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, () => child.kill(signal));
-}
-child.on('exit', (code, signal) => {
-  process.exit(code ?? (signal ? 1 : 0));
-});
+// Ctrl-C reaches the gateway directly (same process group): wait for its graceful exit. SIGTERM and
+// SIGHUP sent to this wrapper are passed on (stop gracefully, reload the config).
+process.on('SIGINT', () => {});
+for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -64,6 +64,15 @@ interface BreakerLike {
 }
 
 const PREFIX = 'toolwire:';
+const REDIS_TIMEOUT_MS = 500;
+
+function withTimeout<T>(promise: Promise<T>, ms = REDIS_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 export function createRedisState(url: string, logger: Logger): SharedState {
   const options = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false };
@@ -128,8 +137,18 @@ export function createRedisState(url: string, logger: Logger): SharedState {
     async sessionSecret() {
       if (process.env.TOOLWIRE_SESSION_SECRET)
         return Buffer.from(process.env.TOOLWIRE_SESSION_SECRET);
-      await redis.set(`${PREFIX}session-secret`, randomBytes(32).toString('base64'), 'NX');
-      const stored = await redis.get(`${PREFIX}session-secret`);
+      let stored: string | null;
+      try {
+        await withTimeout(
+          redis.set(`${PREFIX}session-secret`, randomBytes(32).toString('base64'), 'NX'),
+          5000,
+        );
+        stored = await withTimeout(redis.get(`${PREFIX}session-secret`), 5000);
+      } catch (error) {
+        throw new Error(`redis: ${url} does not answer (${(error as Error).message})`, {
+          cause: error,
+        });
+      }
       if (!stored) throw new Error('redis: could not read the shared session secret');
       return Buffer.from(stored, 'base64');
     },
@@ -137,7 +156,15 @@ export function createRedisState(url: string, logger: Logger): SharedState {
       await redis.set(`${PREFIX}revoked:${digest(id)}`, '1', 'PX', SESSION_MAX_AGE_MS);
     },
     async isRevoked(id) {
-      return (await redis.exists(`${PREFIX}revoked:${digest(id)}`)) === 1;
+      try {
+        return (await withTimeout(redis.exists(`${PREFIX}revoked:${digest(id)}`))) === 1;
+      } catch (error) {
+        // Session ids are signed; revocation is the only thing Redis adds. Keep serving.
+        logger.warn('redis unavailable: session revocation not checked', {
+          error: (error as Error).message,
+        });
+        return false;
+      }
     },
     attach(forwarder, servers) {
       const entry = { forwarder, servers };
@@ -212,7 +239,14 @@ export function createRedisState(url: string, logger: Logger): SharedState {
       if (!cache || !entry?.cacheable) return;
       const key = ResultCache.key(token?.client ?? 'anonymous', name, args ?? {});
       if (cache.get(key) !== undefined) return;
-      const text = await redis.get(cacheKey(entry.server, key));
+      let text: string | null;
+      try {
+        text = await withTimeout(redis.get(cacheKey(entry.server, key)));
+      } catch (error) {
+        // The shared cache is an optimisation: without Redis the call simply goes upstream.
+        logger.warn('redis unavailable: shared cache skipped', { error: (error as Error).message });
+        return;
+      }
       if (text === null) return;
       // Straight into the local LRU (the prototype's set), so it is not written back to Redis.
       ResultCache.prototype.set.call(cache, key, entry.server, JSON.parse(text) as CallToolResult);

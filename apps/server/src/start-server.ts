@@ -139,7 +139,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const shared: SharedState = initialConfig.redis
     ? createRedisState(initialConfig.redis, logger)
     : createMemoryState();
-  const codec = new SessionCodec(await shared.sessionSecret());
+  let codec: SessionCodec;
+  try {
+    codec = new SessionCodec(await shared.sessionSecret());
+  } catch (error) {
+    await shared.close();
+    throw error;
+  }
 
   const audit = (entry: AuditEntry): void => {
     callLog.push(entry);

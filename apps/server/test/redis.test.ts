@@ -136,5 +136,27 @@ describe.skipIf(!REDIS)(
       expect(onB.body.error.message).toMatch(/circuit breaker open/);
       expect(onB.body.error.data.retryAfterMs).toBeGreaterThan(0);
     });
+
+    it('keeps serving when Redis goes away (shared cache and revocation degrade, calls go on)', async () => {
+      redis.process.kill('SIGKILL');
+      await new Promise<void>((resolve) => redis.process.once('exit', () => resolve()));
+      const session = await legacySession(`${a.url}/mcp`);
+      const answer = await session.request('tools/call', {
+        name: 'calculate',
+        arguments: { expression: '2 * 21' },
+      });
+      expect(JSON.stringify(answer.body.result.content)).toContain('42');
+      await waitFor(
+        () => a.logs.find((l) => String(l.msg).startsWith('redis unavailable')),
+        'a warning about Redis',
+      );
+    });
+
+    it('refuses to start when the configured Redis does not answer, naming it', async () => {
+      const port = await freePort();
+      await expect(
+        startGateway({ nativeTools: ['calculate'], redis: `redis://127.0.0.1:${port}` }),
+      ).rejects.toThrow(new RegExp(`redis: redis://127.0.0.1:${port} does not answer`));
+    });
   },
 );
