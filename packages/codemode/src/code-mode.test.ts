@@ -437,5 +437,6 @@ describe('runCode', () => {
     // Still open for the second user.
     expect(await second.run('return 4;')).toMatchObject({ ok: true, value: 4 });
     await second.close();
+    await expect(second.run('return 5;')).rejects.toThrow('This code mode is closed');
   });
 });

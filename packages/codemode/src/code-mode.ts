@@ -4,6 +4,7 @@ import {
   parseToolArguments,
   toolContent,
   toolFailureFromError,
+  ToolwireError,
   type AnyTool,
   type ToolContentOutput,
 } from '@toolwire/schema';
@@ -123,7 +124,6 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   const checker = new CodeTypeChecker();
   const defaultTypecheck = checkTypecheckMode(options.typecheck ?? 'error', 'typecheck');
   const executor = options.executor;
-  if (executor === undefined) sharedUsers++;
   let closed = false;
 
   /** Everything that follows from the source's current tool list. */
@@ -170,6 +170,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   });
 
   const run = async (code: string, runOptions: RunCodeOptions = {}): Promise<CodeRunResult> => {
+    if (closed) throw new CodeModeClosedError();
     const started = performance.now();
     const { declarations, functions, toolNameOf } = current();
     const mode = checkTypecheckMode(runOptions.typecheck ?? defaultTypecheck, 'typecheck');
@@ -266,6 +267,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   };
 
   current();
+  if (executor === undefined) sharedUsers++;
   return {
     get tools() {
       const { executeCodeTool, directTools } = current();
@@ -335,6 +337,16 @@ function createExecuteCodeTool(
       });
     },
   };
+}
+
+/** `run` was called on a code mode after `close()`. */
+export class CodeModeClosedError extends ToolwireError {
+  constructor() {
+    super('code_mode_closed', {
+      message: 'This code mode is closed; create a new one to run code',
+    });
+    this.name = 'CodeModeClosedError';
+  }
 }
 
 let sharedExecutor: Executor | undefined;

@@ -3,6 +3,7 @@ export {
   createCodeModeTools,
   runCode,
   closeDefaultExecutor,
+  CodeModeClosedError,
   formatRunResult,
   EXECUTE_CODE_TOOL_NAME,
 } from './code-mode.js';
