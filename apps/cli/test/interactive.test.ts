@@ -135,7 +135,7 @@ describe('toolwire chat in a terminal', () => {
           slow: {
             command: process.execPath,
             args: ['-e', 'setInterval(() => {}, 1000)'],
-            connectTimeoutMs: 4000,
+            connectTimeoutMs: 2500,
           },
         },
         nativeTools: ['hash'],
@@ -151,4 +151,46 @@ describe('toolwire chat in a terminal', () => {
     expect(done).not.toContain('Connecting to');
     expect(done).toMatch(/^slow\s+down/m);
   });
+
+  it.skipIf(!hasTmux)(
+    `marks a failed tool call and quits on Ctrl-C twice at the prompt${why}`,
+    async () => {
+      fake = await startFakeProvider({
+        provider: 'anthropic',
+        turns: [
+          { toolCalls: [{ name: 'calculate', arguments: { expression: '1 +' } }] },
+          { text: 'That expression is incomplete.' },
+        ],
+      });
+      terminal = new TmuxSession(
+        [
+          process.execPath,
+          BIN,
+          ...nativeOnly(),
+          'chat',
+          '--provider',
+          'anthropic',
+          '--model',
+          'claude-sonnet-4-6',
+          '--base-url',
+          fake.url,
+          '--api-key',
+          'k',
+        ],
+        sandbox.env,
+      );
+      const prompt = 'ask something, or /exit';
+      await terminal.waitFor(new RegExp(prompt));
+      terminal.type('What is 1 + ?');
+      const screen = await terminal.waitFor(/That expression is incomplete\./);
+      expect(screen).toMatch(/✗ calculate\s+\d+ ms\s+\S/);
+      await terminal.waitFor((text) => count(text, prompt) === 1 && text.includes('incomplete.'));
+      terminal.send('C-c');
+      await terminal.waitFor(/Ctrl-C again or \/exit to quit/);
+      expect(terminal.capture()).not.toContain('EXITED');
+      await terminal.waitFor((text) => count(text, prompt) === 1 && text.includes('Ctrl-C again'));
+      terminal.send('C-c');
+      await terminal.waitFor(/EXITED:0/);
+    },
+  );
 });
