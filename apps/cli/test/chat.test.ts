@@ -268,6 +268,40 @@ describe('toolwire chat --once', () => {
     expect(bodyText(fake.requests[1]!.body)).toContain('42');
   });
 
+  it('runs the staged pipeline with --mode staged', async () => {
+    fake = await startFakeProvider({
+      provider: 'openai',
+      turns: [
+        { text: JSON.stringify({ reasoning: 'arithmetic', selected_tools: ['calculate'] }) },
+        { toolCalls: [{ name: 'calculate', arguments: { expression: '6*7' } }] },
+        { text: JSON.stringify({ content: 'Staged: 42.' }) },
+      ],
+    });
+    const result = await run([
+      ...nativeOnly(),
+      'chat',
+      '--mode',
+      'staged',
+      '--provider',
+      'openai',
+      '--model',
+      'm',
+      '--base-url',
+      `${fake.url}/v1`,
+      '--api-key',
+      'k',
+      '--once',
+      'What is 6*7?',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Staged: 42.\n');
+    expect(fake.requests).toHaveLength(3);
+    expect(fake.requests[0]!.body.response_format.json_schema.name).toBe('tool_selection');
+    // Only the selected tool is offered for the call.
+    const calling = fake.requests[1]!.body.tools as Array<{ function: { name: string } }>;
+    expect(calling.map((tool) => tool.function.name)).toEqual(['calculate']);
+  });
+
   it('offers one tool per server with --mode gateway', async () => {
     fake = await startFakeProvider({ provider: 'openai', turns: [{ text: 'ok' }] });
     const result = await run([
