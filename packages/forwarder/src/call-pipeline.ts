@@ -21,6 +21,7 @@ import { HttpUpstream, UpstreamError, type UpstreamMessage } from './http-upstre
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
+  INVALID_REQUEST,
   isRecord,
   JsonRpcFault,
   POLICY_REFUSED,
@@ -48,6 +49,13 @@ export interface CallContext {
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** Other notifications from the upstream (log messages) for the downstream client. */
   onNotification?: (message: UpstreamMessage) => void;
+  /**
+   * Further `tools/call` params passed to the upstream unchanged: the 2026-07-28 multi-round-trip
+   * `inputResponses` and `requestState` of a retried call.
+   */
+  extraParams?: Record<string, unknown>;
+  /** The caller speaks 2026-07-28 and can answer an `input_required` result. */
+  modern?: boolean;
 }
 
 export interface ToolEntry {
@@ -324,7 +332,9 @@ export class CallPipeline {
     const trace = this.tracer.inject(ctx, context.meta);
     try {
       const result = await this.execute(entry, input, context, trace);
-      if (cacheKey && !result.isError) this.cache!.set(cacheKey, server, result);
+      if (cacheKey && !result.isError && result.resultType === undefined) {
+        this.cache!.set(cacheKey, server, result);
+      }
       const outcome = result.isError ? 'tool_error' : 'ok';
       this.tracer.end(span, outcome);
       this.finish(entry, client, args, started, outcome, undefined, trace.traceparent);
@@ -542,7 +552,11 @@ export class CallPipeline {
       meta.progressToken = ourToken;
     }
     Object.assign(meta, trace);
-    const params: Record<string, unknown> = { name: entry.tool.originalName, arguments: args };
+    const params: Record<string, unknown> = {
+      ...context.extraParams,
+      name: entry.tool.originalName,
+      arguments: args,
+    };
     if (Object.keys(meta).length > 0) params._meta = meta;
     const result = await http.request('tools/call', params, {
       signal: context.signal,
@@ -563,6 +577,16 @@ export class CallPipeline {
         } else context.onNotification?.(message);
       },
     });
+    if (isRecord(result) && result.resultType === 'input_required') {
+      // A multi-round-trip request for client input: a 2026-07-28 client answers it by calling again
+      // with inputResponses (passed through above); a 2025-era session has no way to.
+      if (context.modern) return result as CallToolResult;
+      throw new JsonRpcFault(
+        INVALID_REQUEST,
+        `Tool "${entry.tool.name}" asks the client for input (2026-07-28 input_required), which a 2025-era session cannot answer; connect with protocol 2026-07-28 or through /servers/${entry.server}/mcp`,
+        { upstream: entry.server, inputRequired: true },
+      );
+    }
     if (!isRecord(result) || !Array.isArray(result.content)) {
       throw new UpstreamError(
         entry.server,

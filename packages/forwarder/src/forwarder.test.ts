@@ -155,6 +155,7 @@ describe('createForwarder', () => {
       'lean__write',
       'lean__sleep',
       'lean__fail',
+      'lean__ask',
     ]);
     const native = await client.callTool({ name: 'shout', arguments: { text: 'hi' } });
     expect(native.content).toEqual([{ type: 'text', text: 'HI' }]);
@@ -311,6 +312,7 @@ describe('policy', () => {
       'lean__echo',
       'lean__lookup',
       'lean__sleep',
+      'lean__ask',
     ]);
     const refused = await call(`${url}/mcp`, 'lean__write', { path: 'a' });
     expect(refused.body.error.message).toContain('policy.block');
@@ -528,6 +530,55 @@ describe('resilience', () => {
     expect(upstreamToken).not.toBe('mine');
   });
 
+  it('passes a 2026-07-28 input_required round through to the client and its answer back upstream', async () => {
+    const { url, upstreams } = await setup();
+    const first = await call(`${url}/mcp`, 'lean__ask', {});
+    expect(first.body.result.resultType).toBe('input_required');
+    expect(first.body.result.inputRequests.who.method).toBe('elicitation/create');
+    const retry = await rpc(
+      `${url}/mcp`,
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: {
+          name: 'lean__ask',
+          arguments: {},
+          inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } },
+          requestState: first.body.result.requestState,
+        },
+      },
+      { 'mcp-name': 'lean__ask' },
+    );
+    expect(retry.body.result.content[0].text).toBe('hello Ada (round-1)');
+    expect(retry.body.result.resultType).toBe('complete');
+    expect(upstreams.lean!.counts.get('ask')).toBe(2);
+    // A 2025-era session cannot answer it: a clear error instead of a broken result.
+    const init = await rpc(
+      `${url}/mcp`,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 't', version: '1' },
+        },
+      },
+      { 'mcp-protocol-version': '2025-11-25' },
+    );
+    const legacy = await rpc(
+      `${url}/mcp`,
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'lean__ask', arguments: {} } },
+      {
+        'mcp-protocol-version': '2025-11-25',
+        'mcp-session-id': init.headers.get('mcp-session-id')!,
+      },
+    );
+    expect(legacy.body.error.data.inputRequired).toBe(true);
+  });
+
   it('forwards a 2025-era notifications/cancelled to the upstream call', async () => {
     const { url, upstreams } = await setup();
     const init = await rpc(
@@ -720,7 +771,7 @@ describe('routes', () => {
     const { url } = await setup({ config: { policy: { block: ['lean__write'] } } });
     const client = await sdkClient(`${url}/servers/lean/mcp`, 'legacy');
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['echo', 'lookup', 'sleep', 'fail']);
+    expect(tools.map((t) => t.name)).toEqual(['echo', 'lookup', 'sleep', 'fail', 'ask']);
     const result = await client.callTool({ name: 'echo', arguments: { text: 'direct' } });
     expect(result.content).toEqual([{ type: 'text', text: 'direct' }]);
     await expect(client.callTool({ name: 'write', arguments: { path: 'x' } })).rejects.toThrow(

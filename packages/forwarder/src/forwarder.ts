@@ -402,10 +402,13 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         }
         const meta = isRecord(params._meta) ? params._meta : undefined;
         const token = meta?.progressToken;
+        const { name: _name, arguments: _args, _meta: _m, ...extraParams } = params;
         return pipeline.call(name, params.arguments, {
           token: context.token,
           signal: context.signal,
           meta,
+          modern: context.modern,
+          extraParams,
           onProgress:
             token !== undefined && context.notify
               ? (p) =>
@@ -509,7 +512,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
 
   function decorate(method: string, result: unknown, modern: boolean): unknown {
     if (!modern || !isRecord(result)) return result;
-    const out: Record<string, unknown> = { ...result, resultType: 'complete' };
+    // An upstream's `input_required` result keeps its resultType; everything else is complete.
+    const out: Record<string, unknown> = { resultType: 'complete', ...result };
     if (LIST_METHODS.has(method) || method === 'server/discover') {
       out.ttlMs = 0;
       out.cacheScope = cacheScope;
