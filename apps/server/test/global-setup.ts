@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
 
 export const SERVER_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const BIN_DIR = join(SERVER_ROOT, 'test-results', 'bin');
+// Under node_modules: ignored by git, eslint and prettier, and the app's dependencies resolve from it.
+export const BIN_DIR = join(SERVER_ROOT, 'node_modules', '.cache', 'toolwire-server-test-bin');
 
 export default async function setup(): Promise<void> {
   await build({
