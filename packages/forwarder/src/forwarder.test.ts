@@ -2,6 +2,11 @@
 import { PassThrough } from 'node:stream';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { defineTool } from '@toolwire/schema';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLeanUpstream, type LeanUpstream } from '../test/fixtures/lean-upstream.js';
 import { createHttpToolSource, type HttpToolSource } from '../test/helpers/http-tool-source.js';
@@ -668,6 +673,33 @@ describe('observability', () => {
     expect(text).toMatch(/toolwire_forwarder_call_duration_seconds_bucket/);
     expect(text).toMatch(/toolwire_forwarder_tools_hidden\{reason="policy"\} 1/);
     expect(text).toMatch(/toolwire_forwarder_upstream_up\{upstream="lean"\} 1/);
+  });
+
+  it('records a span per call with an OpenTelemetry tracer and sends its context upstream', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const { url, upstreams } = await setup({ tracer: provider.getTracer('forwarder-test') });
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await rpc(
+      `${url}/mcp`,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'lean__echo', arguments: { text: 'x' }, _meta: { traceparent } },
+      },
+      { 'mcp-name': 'lean__echo' },
+    );
+    const [span] = exporter.getFinishedSpans();
+    expect(span!.name).toBe('tools/call lean__echo');
+    expect(span!.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(span!.attributes['toolwire.outcome']).toBe('ok');
+    const seen = upstreams.lean!.received.find((r) => r.method === 'tools/call')!;
+    expect((seen.params._meta as Record<string, unknown>).traceparent).toBe(
+      `00-0af7651916cd43dd8448eb211c80319c-${span!.spanContext().spanId}-01`,
+    );
   });
 
   it('propagates an incoming traceparent to the upstream in _meta and the HTTP header', async () => {
