@@ -76,12 +76,11 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
       maxOldGenerationSizeMb: Math.max(64, heapMb * 2),
       maxYoungGenerationSizeMb: 16,
     },
-    // Emscripten prints engine aborts to stderr; the run's result already says what happened.
-    stdout: true,
-    stderr: true,
+    // Not piped: piped worker stdio keeps the host process alive after the last run. The worker
+    // silences its own stdout/stderr (engine abort noise) instead.
+    stdout: false,
+    stderr: false,
   });
-  worker.stdout.resume();
-  worker.stderr.resume();
   let listener: ((message: RunnerMessage) => void) | undefined;
   const exitListeners = new Set<(error: Error) => void>();
   let exited = false;

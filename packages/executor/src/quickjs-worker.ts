@@ -16,6 +16,11 @@ import { LogBudget } from './log-budget.ts';
 import type { EngineStop, HostMessage, RunnerMessage, RunnerOutcome } from './protocol.ts';
 
 if (!parentPort) throw new Error('quickjs-worker must run in a worker thread');
+// Emscripten prints engine aborts to stderr, and the run's result already says what happened. The
+// worker's stdio is not piped to the host (piped worker streams keep the host process alive even
+// when the worker is unref'd), so it is silenced here instead of leaking into the host's output.
+process.stdout.write = (() => true) as typeof process.stdout.write;
+process.stderr.write = (() => true) as typeof process.stderr.write;
 const port = parentPort;
 const post = (message: RunnerMessage): void => port.postMessage(message);
 
