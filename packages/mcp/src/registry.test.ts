@@ -192,7 +192,10 @@ describe('createRegistry', () => {
   });
 
   it('resets the per-call timeout on progress and times out a silent call', async () => {
-    const registry = registryWith({ config: { mcpServers: { fx: fixtureStdioConfig() } } });
+    const events = logFile();
+    const registry = registryWith({
+      config: { mcpServers: { fx: fixtureStdioConfig({ logFile: events }) } },
+    });
     await registry.start();
     const progress: number[] = [];
     const result = await registry.callTool(
@@ -208,6 +211,11 @@ describe('createRegistry', () => {
     await expect(
       registry.callTool('fx__slow', { ms: 3000, steps: 1 }, { timeoutMs: 300 }),
     ).rejects.toBeInstanceOf(TimeoutError);
+    // A timed-out call is cancelled on the server too, not left running.
+    await waitFor(
+      () => readEvents(events).some((e) => e.type === 'cancelled'),
+      'the server to see the timeout as a cancellation',
+    );
   });
 
   it('forwards cancellation to the server as notifications/cancelled', async () => {
@@ -227,6 +235,31 @@ describe('createRegistry', () => {
     await expect(call).rejects.toBeInstanceOf(CancelledError);
     await waitFor(
       () => readEvents(events).some((e) => e.type === 'cancelled'),
+      'the server to see the cancellation',
+    );
+  });
+
+  it('cancels a 2026-07-28 HTTP call on the server too', async () => {
+    // (The fixture's 2025-era HTTP leg is stateless, so it cannot route a cancellation to an
+    // in-flight request; stdio covers notifications/cancelled for that era.)
+    const http = await startFixtureHttpServer();
+    cleanups.push(http.close);
+    const registry = registryWith({ config: { mcpServers: { web: { url: http.url } } } });
+    await registry.start();
+    const controller = new AbortController();
+    const call = registry.callTool(
+      'web__slow',
+      { ms: 10_000, steps: 100 },
+      { signal: controller.signal, onProgress: () => undefined },
+    );
+    await waitFor(
+      () => http.events.some((e) => e.type === 'call' && e.tool === 'slow'),
+      'the call to arrive',
+    );
+    controller.abort();
+    await expect(call).rejects.toBeInstanceOf(CancelledError);
+    await waitFor(
+      () => http.events.some((e) => e.type === 'cancelled'),
       'the server to see the cancellation',
     );
   });
