@@ -105,6 +105,12 @@ export async function runServerCli(argv: string[]): Promise<number> {
     return bad || code === 'EADDRINUSE' ? 2 : 1;
   }
   process.stderr.write(`toolwire-server: MCP at ${server.url}/mcp, dashboard at ${server.url}/\n`);
+  // One stray rejection (a library's background task) must not take every client down with it.
+  process.on('unhandledRejection', (reason) => {
+    process.stdout.write(
+      `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'unhandled rejection', service: 'toolwire-server', error: reason instanceof Error ? reason.message : String(reason) })}\n`,
+    );
+  });
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {

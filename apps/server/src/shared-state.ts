@@ -186,7 +186,7 @@ export function createRedisState(url: string, logger: Logger): SharedState {
           const removed = originalInvalidate(server);
           const stream = redis.scanStream({ match: `${PREFIX}cache:${server}:*`, count: 200 });
           stream.on('data', (keys: string[]) => {
-            if (keys.length > 0) void redis.del(...keys);
+            if (keys.length > 0) redis.del(...keys).catch(() => {});
           });
           stream.on('error', (error: Error) =>
             logger.warn('redis cache invalidation failed', { error: error.message }),
