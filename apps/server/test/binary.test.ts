@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixtureStdioConfig } from '@toolwire/testing/mcp';
@@ -61,8 +61,9 @@ describe('toolwire-server binary', () => {
   });
 
   it('reloads on SIGHUP and stops gracefully on SIGTERM: the in-flight call finishes, children stop', async () => {
+    const logFile = join(mkdtempSync(join(tmpdir(), 'toolwire-bin-log-')), 'calls.jsonl');
     const file = configFile({
-      mcpServers: { fx: fixtureStdioConfig({ tools: ['slow', 'echo'] }) },
+      mcpServers: { fx: fixtureStdioConfig({ tools: ['slow', 'echo'], logFile }) },
     });
     running = await run(['--config', file, '--port', '0']);
     const { url, child } = running;
@@ -86,8 +87,11 @@ describe('toolwire-server binary', () => {
       name: 'fx__slow',
       arguments: { ms: 700 },
     });
-    // Give the request time to reach the server before the signal (it runs 700 ms there).
-    await new Promise((r) => setTimeout(r, 200));
+    // The signal goes once the call is running upstream (the fixture logs each call it starts).
+    await waitFor(
+      () => (existsSync(logFile) && readFileSync(logFile, 'utf8').includes('"slow"')) || undefined,
+      'the slow call to start',
+    );
     child.kill('SIGTERM');
     const answer = await slow;
     expect(answer.status).toBe(200);
