@@ -1,4 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** Whether tmux can be used here (the interactive tests need a real terminal). */
 export const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
@@ -10,11 +13,11 @@ function quote(value: string): string {
 }
 
 /**
- * A program running in a real terminal: a tmux server of its own (a private socket, so the
+ * A program running in a real terminal: a tmux server of its own (a private socket file, so the
  * environment is exactly the one given), driven with send-keys and read with capture-pane.
  */
 export class TmuxSession {
-  private readonly socket = `toolwire-cli-test-${process.pid}-${++sessions}`;
+  private readonly socket = join(tmpdir(), `toolwire-cli-tmux-${process.pid}-${++sessions}`);
 
   constructor(argv: string[], env: Record<string, string>, size = { columns: 120, rows: 40 }) {
     const assignments = Object.entries({ TERM: 'xterm-256color', ...env }).map(
@@ -36,7 +39,7 @@ export class TmuxSession {
   }
 
   private tmux(...args: string[]): string {
-    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+    return execFileSync('tmux', ['-S', this.socket, ...args], { encoding: 'utf8' });
   }
 
   /** The screen and its scroll-back; with `escapes`, colour codes are kept. */
@@ -78,6 +81,7 @@ export class TmuxSession {
   }
 
   close(): void {
-    spawnSync('tmux', ['-L', this.socket, 'kill-server'], { stdio: 'ignore' });
+    spawnSync('tmux', ['-S', this.socket, 'kill-server'], { stdio: 'ignore' });
+    rmSync(this.socket, { force: true });
   }
 }
