@@ -200,11 +200,11 @@ describe('createRegistry', () => {
     const progress: number[] = [];
     const result = await registry.callTool(
       'fx__slow',
-      { ms: 1200, steps: 12 },
-      { timeoutMs: 500, onProgress: (p) => progress.push(p.progress) },
+      { ms: 2400, steps: 12 },
+      { timeoutMs: 1000, onProgress: (p) => progress.push(p.progress) },
     );
     expect(result.isError).toBeFalsy();
-    // Each step reset the 500 ms timer; the call took far longer than that in total.
+    // Each 200 ms step reset the 1 s timer; the call took far longer than that in total.
     expect(progress.length).toBeGreaterThanOrEqual(10);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     // Without a progress listener no progress token is sent, so nothing resets the timer.
