@@ -140,6 +140,44 @@ describe('POST /v1/chat/completions', () => {
     expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
   });
 
+  it('gives the model execute_code when code mode is on, running through the gateway', async () => {
+    const coded = await startGateway({
+      nativeTools: ['calculate', 'hash'],
+      codeMode: { enabled: true, excludedTools: ['hash'] },
+      chat: { provider: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'k', model: 'fake-model' },
+    });
+    try {
+      fake.push(
+        {
+          toolCalls: [
+            {
+              name: 'execute_code',
+              arguments: {
+                code: "const r = await tools.calculate({ expression: '6 * 7' }); return r;",
+              },
+            },
+          ],
+        },
+        { text: '42' },
+      );
+      const res = await fetch(`${coded.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: '6 * 7?' }] }),
+      });
+      expect(res.status).toBe(200);
+      const names = fake.requests[0]!.body.tools.map((t: any) => t.function.name).sort();
+      expect(names).toEqual(['execute_code', 'hash']);
+      expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('42');
+      await waitFor(
+        () => coded.logs.find((l) => l.event === 'tool_call' && l.tool === 'calculate'),
+        'the calculate call made by the code, audited by the gateway',
+      );
+    } finally {
+      await coded.close();
+    }
+  });
+
   it('says what to configure when there is no chat section', async () => {
     const bare = await startGateway({ nativeTools: ['calculate'] });
     try {
