@@ -71,10 +71,10 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
     <div class="log"><table data-testid="call-log"><thead><tr><th>Time</th><th>Tool</th><th>Client</th><th>Upstream</th><th>Duration</th><th>Outcome</th></tr></thead><tbody id="calls"></tbody></table></div>
   </section>
   <section class="full"><h2>Code-mode playground</h2>
-    <p class="muted">TypeScript function body: tools are async functions on <code>tools</code>, <code>return</code> gives the result. Every call goes through the gateway's policy.</p>
+    <p class="muted">TypeScript function body: each tool is an async function (see the declarations), <code>await</code> it, <code>return</code> gives the result. Every call goes through the gateway's policy.</p>
     <details id="decl-box"><summary class="muted">Declarations the code sees</summary><pre id="declarations" data-testid="declarations"></pre></details>
-    <textarea id="code" rows="8" data-testid="code-editor">const now = await tools.time({ name: 'get_time_utc' });
-const sum = await tools.calculate({ expression: '6 * 7' });
+    <textarea id="code" rows="8" data-testid="code-editor">const now = await time({ name: 'get_time_utc' });
+const sum = await calculate({ expression: '6 * 7' });
 console.log('two calls done');
 return { now, sum };</textarea>
     <div class="row"><button id="run-code" data-testid="run-code">Run</button><span class="muted" id="code-status"></span></div>
@@ -208,7 +208,7 @@ return { now, sum };</textarea>
       const answer = await api('/api/call', { name: t.name, arguments: args });
       $('call-status').textContent = (answer.ok ? (answer.result.isError ? 'tool error' : 'ok') : 'refused/failed') + ' in ' + Math.round(performance.now() - started) + ' ms';
       $('call-result').textContent = JSON.stringify(answer.ok ? answer.result : answer.error, null, 2);
-      pollCalls();
+      refresh();
     } catch (err) { $('call-status').textContent = ''; $('call-result').textContent = err.message; }
   }
 
@@ -235,7 +235,7 @@ return { now, sum };</textarea>
       const logs = r.logs.map((l) => '[' + l.level + '] ' + l.message).join('\\n');
       const diags = r.diagnostics.map((d) => 'type ' + (d.line ? 'line ' + d.line + ': ' : '') + d.message).join('\\n');
       $('code-output').textContent = [diags, logs, r.ok ? 'return ' + JSON.stringify(r.value, null, 2) : 'error (' + r.error.kind + '): ' + r.error.message].filter(Boolean).join('\\n\\n');
-      pollCalls();
+      refresh();
     } catch (err) { $('code-status').textContent = ''; $('code-output').textContent = err.message; }
     finally { $('run-code').disabled = false; }
   });
