@@ -264,6 +264,40 @@ describe('createRegistry', () => {
     );
   });
 
+  it('speaks 2025-11-25 with sessions over HTTP: session header, cancellation and list_changed', async () => {
+    const http = await startFixtureHttpServer();
+    cleanups.push(http.close);
+    const registry = registryWith({
+      config: { mcpServers: { web: { url: http.url, protocol: 'legacy' } } },
+      refreshIntervalMs: 0,
+    });
+    await registry.start();
+    expect(registry.servers()[0]?.protocolVersion).toBe('2025-11-25');
+    await registry.callTool('web__echo', { text: 'x' });
+    expect(http.requests.at(-1)?.headers['mcp-session-id']).toEqual(expect.any(String));
+    const controller = new AbortController();
+    const call = registry.callTool(
+      'web__slow',
+      { ms: 10_000, steps: 100 },
+      { signal: controller.signal, onProgress: () => undefined },
+    );
+    await waitFor(
+      () => http.events.some((e) => e.type === 'call' && e.tool === 'slow'),
+      'the call to arrive',
+    );
+    controller.abort();
+    await expect(call).rejects.toBeInstanceOf(CancelledError);
+    await waitFor(
+      () => http.events.some((e) => e.type === 'cancelled'),
+      'the server to see notifications/cancelled',
+    );
+    await registry.callTool('web__change_tools', { add: 'sessionful' });
+    await waitFor(
+      () => registry.resolve('web__sessionful') !== undefined,
+      'list_changed on the session stream',
+    );
+  });
+
   it('normalises results: mixed content, isError, and structured content checked against the output schema', async () => {
     const registry = registryWith({ config: { mcpServers: { fx: fixtureStdioConfig() } } });
     await registry.start();

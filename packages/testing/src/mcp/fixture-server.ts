@@ -209,14 +209,17 @@ const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   });
 
 /** A low-level MCP server with the fixture's tools over the given state. */
-export function createFixtureServer(state: FixtureState): Server {
+export function createFixtureServer(
+  state: FixtureState,
+  options: { connected?: boolean } = {},
+): Server {
   const server = new Server(
     { name: state.options.name ?? 'toolwire-fixture', version: '1.0.0' },
     { capabilities: { tools: { listChanged: true } } },
   );
   // Connected servers (stdio) notify on their session; per-request HTTP servers publish through
   // `onToolsChanged` instead (sending on a finished request's server would wait forever).
-  if (!state.onToolsChanged) {
+  if (options.connected ?? !state.onToolsChanged) {
     state.servers.add(server);
     server.onclose = () => state.servers.delete(server);
   }
