@@ -53,6 +53,17 @@ const INHERITED_ENV =
         'XDG_CONFIG_HOME',
         'XDG_CACHE_HOME',
         'XDG_DATA_HOME',
+        // Network settings a server started through npx/uvx needs to reach its registry (behind a
+        // proxy or a TLS-inspecting gateway it hangs until the connect timeout without them).
+        'NODE_EXTRA_CA_CERTS',
+        'SSL_CERT_FILE',
+        'SSL_CERT_DIR',
+        'HTTP_PROXY',
+        'HTTPS_PROXY',
+        'NO_PROXY',
+        'http_proxy',
+        'https_proxy',
+        'no_proxy',
       ];
 
 export function defaultChildEnvironment(): Record<string, string> {
