@@ -92,6 +92,11 @@ export class McpRoute {
     }
   }
 
+  /** Aborts a request of a session running here (a cancellation received by another instance). */
+  cancel(sessionId: string, requestId: string | number): void {
+    this.local.get(sessionId)?.inflight.get(requestId)?.abort();
+  }
+
   /** Ends every open stream and aborts in-flight legacy requests (shutdown). */
   closeAll(): void {
     for (const session of this.local.values()) {
@@ -132,6 +137,17 @@ export class McpRoute {
     const isRequest =
       message.id !== undefined && message.id !== null && typeof message.method === 'string';
     if (!isRequest) {
+      const cancelled =
+        message.method === 'notifications/cancelled' && isRecord(message.params)
+          ? message.params.requestId
+          : undefined;
+      if (
+        (typeof cancelled === 'string' || typeof cancelled === 'number') &&
+        !session.inflight.has(cancelled)
+      ) {
+        // Running on another instance (or already done): tell the others.
+        ctx.shared.publishCancel(session.id, cancelled);
+      }
       await ctx.forwarder.dispatch(message, { token, server, session, modern: false });
       res.writeHead(202).end();
       return;

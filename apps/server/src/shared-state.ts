@@ -29,6 +29,10 @@ export interface SharedState {
     args: unknown,
     token: AuthToken | undefined,
   ): Promise<void>;
+  /** Tells the other instances that a 2025-era request of a session is cancelled. */
+  publishCancel(sessionId: string, requestId: string | number): void;
+  /** Called with cancellations published by other instances. */
+  onCancel(listener: (sessionId: string, requestId: string | number) => void): void;
   close(): Promise<void>;
 }
 
@@ -53,6 +57,9 @@ export function createMemoryState(): SharedState {
     isRevoked: (id) => Promise.resolve(revoked.has(digest(id))),
     attach: () => () => {},
     prefetch: () => Promise.resolve(),
+    // One instance: the request is running here or not at all.
+    publishCancel: () => {},
+    onCancel: () => {},
     close: () => Promise.resolve(),
   };
 }
@@ -111,10 +118,25 @@ export function createRedisState(url: string, logger: Logger): SharedState {
     }
   }
 
+  const cancelListeners = new Set<(sessionId: string, requestId: string | number) => void>();
   void subscriber
-    .subscribe(`${PREFIX}breaker`)
+    .subscribe(`${PREFIX}breaker`, `${PREFIX}cancel`)
     .catch((error: Error) => logger.warn('redis subscribe failed', { error: error.message }));
-  subscriber.on('message', (_channel: string, text: string) => {
+  subscriber.on('message', (channel: string, text: string) => {
+    if (channel === `${PREFIX}cancel`) {
+      try {
+        const message = JSON.parse(text) as {
+          from: string;
+          session: string;
+          request: string | number;
+        };
+        if (message.from === instance) return;
+        for (const listener of cancelListeners) listener(message.session, message.request);
+      } catch (error) {
+        logger.warn('bad cancel message', { error: (error as Error).message });
+      }
+      return;
+    }
     try {
       const message = JSON.parse(text) as {
         from: string;
@@ -251,8 +273,20 @@ export function createRedisState(url: string, logger: Logger): SharedState {
       // Straight into the local LRU (the prototype's set), so it is not written back to Redis.
       ResultCache.prototype.set.call(cache, key, entry.server, JSON.parse(text) as CallToolResult);
     },
+    publishCancel(sessionId, requestId) {
+      const message = JSON.stringify({ from: instance, session: sessionId, request: requestId });
+      redis
+        .publish(`${PREFIX}cancel`, message)
+        .catch((error: Error) =>
+          logger.warn('redis cancel publish failed', { error: error.message }),
+        );
+    },
+    onCancel(listener) {
+      cancelListeners.add(listener);
+    },
     async close() {
       attached.clear();
+      cancelListeners.clear();
       await Promise.allSettled([redis.quit(), subscriber.quit()]);
       redis.disconnect();
       subscriber.disconnect();

@@ -147,6 +147,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     throw error;
   }
 
+  shared.onCancel((sessionId, requestId) => mcpRoute.cancel(sessionId, requestId));
+
   const audit = (entry: AuditEntry): void => {
     callLog.push(entry);
     logger.info('tool call', { ...entry, event: 'tool_call' });

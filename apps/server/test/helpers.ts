@@ -121,11 +121,16 @@ export async function legacySession(url: string, headers: Record<string, string>
   });
   const sessionId = init.headers.get('mcp-session-id') ?? undefined;
   if (sessionId) await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);
+  let lastId = 0;
   return {
     init,
     sessionId,
-    request: (method: string, params: Record<string, unknown> = {}, session = sessionId) =>
-      post({ jsonrpc: '2.0', id: nextId++, method, params }, session),
+    /** The id of the last request sent with `request`. */
+    lastId: () => lastId,
+    request: (method: string, params: Record<string, unknown> = {}, session = sessionId) => {
+      lastId = nextId++;
+      return post({ jsonrpc: '2.0', id: lastId, method, params }, session);
+    },
   };
 }
 

@@ -52,7 +52,7 @@ describe.skipIf(!REDIS)(
 
     beforeAll(async () => {
       redis = await startRedis();
-      upstream = await startFixtureHttpServer({ tools: ['echo', 'add'] });
+      upstream = await startFixtureHttpServer({ tools: ['echo', 'add', 'slow'] });
       const config = {
         mcpServers: { fx: { url: upstream.url } },
         redis: redis.url,
@@ -118,6 +118,34 @@ describe.skipIf(!REDIS)(
       });
       expect(ended.status).toBe(200);
       expect((await session.request('tools/list')).status).toBe(404);
+    });
+
+    it('cancels a request running on one instance from the other', async () => {
+      const session = await legacySession(`${a.url}/mcp`);
+      const running = session.request('tools/call', {
+        name: 'fx__slow',
+        arguments: { ms: 20_000 },
+      });
+      await waitFor(
+        () => upstream.events.some((e) => e.type === 'call' && e.tool === 'slow') || undefined,
+        'the slow call to reach the upstream',
+      );
+      const notice = await fetch(`${b.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'mcp-session-id': session.sessionId! },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: session.lastId(), reason: 'user' },
+        }),
+      });
+      expect(notice.status).toBe(202);
+      const answer = await running;
+      expect(answer.body.error.data).toMatchObject({ cancelled: true });
+      await waitFor(
+        () => upstream.events.some((e) => e.type === 'cancelled' && e.tool === 'slow') || undefined,
+        'the upstream to see the cancellation',
+      );
     });
 
     it('opens the circuit breaker of an upstream on both instances', async () => {
