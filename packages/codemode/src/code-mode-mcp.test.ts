@@ -54,11 +54,17 @@ function serverProcesses() {
 describe('createCodeMode with an MCP registry', () => {
   it("declares the real servers' tools with their output types", () => {
     const text = codeMode.declarations.text;
+    // Three memory tools answer with the graph and most filesystem tools with { content }: each
+    // shape is declared once.
     expect(text).toContain(
-      'declare function memory__read_graph(input?: {}): Promise<{ entities: Entity[]; relations: Relation[] }>;',
+      'type EntitiesRelationsOutput = { entities: Entity[]; relations: Relation[] };',
     );
     expect(text).toContain(
-      'declare function fs__write_file(input: { path: string; content: string }): Promise<{ content: string }>;',
+      'declare function memory__read_graph(input?: {}): Promise<EntitiesRelationsOutput>;',
+    );
+    expect(text).toContain('type ContentOutput = { content: string };');
+    expect(text).toContain(
+      'declare function fs__write_file(input: { path: string; content: string }): Promise<ContentOutput>;',
     );
     expect(text).not.toContain('fs__read_media_file');
     expect(codeMode.tools.map((t) => t.name)).toEqual(['execute_code', 'fs__read_media_file']);

@@ -149,6 +149,57 @@ return { city, f: f.temperature, c: c.temperature, label };`);
     );
     expect(result.toolCalls).toEqual([]);
     expect(calls).toEqual([]);
+    // The full declaration of the tool on the failing line comes with the errors.
+    expect(result.error!.message).toContain(
+      "Declarations of the tools on those lines:\n```ts\n/** Get current weather data for a city */\ndeclare function get_weather(input: { city: string; unit: 'celsius' | 'fahrenheit' }): Promise<{ temperature: number }>;\n```",
+    );
+    expect(result.error!.message).not.toContain('declare function get_city');
+  });
+
+  it('offers describe() in the sandbox: full documented declarations, not counted as tool calls', async () => {
+    const documented = defineTool(
+      {
+        name: 'search-docs',
+        description: `Search the docs. ${'It ranks pages by relevance and recency. '.repeat(10)}`,
+        inputSchema: {
+          type: 'object',
+          properties: {
+            query: { type: 'string', description: 'Words to find, e.g. "retry policy".' },
+          },
+          required: ['query'],
+        },
+        execute: () => [],
+      },
+      { mode: 'lenient' },
+    );
+    const mode = codeMode({
+      source: [...tools, documented],
+      declarations: { detail: 'signatures' },
+    });
+    const description = mode.executeCodeTool.description;
+    expect(description).not.toContain('Search the docs');
+    expect(description).toContain("describe('name')");
+    const result = await mode.run(
+      "console.log(await describe('search_docs'));\nreturn (await describe(['get_city', 'search-docs'])).length;",
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.logs[0]!.message).toContain(
+      `/** Search the docs. ${'It ranks pages by relevance and recency. '.repeat(10).trim()} */\ndeclare function search_docs(input: {`,
+    );
+    expect(result.logs[0]!.message).toContain(
+      'query: string; // Words to find, e.g. "retry policy".',
+    );
+    expect(result.toolCalls).toEqual([]);
+    expect(result.value).toBeGreaterThan(result.logs[0]!.message.length);
+    const unknown = await mode.run("return await describe('nope');");
+    expect(unknown).toMatchObject({ ok: false });
+    expect(unknown.error!.message).toContain('no tool named "nope"');
+    const typo = await mode.run('return await describe(3);', { typecheck: 'off' });
+    expect(typo.error!.message).toMatch(/expected a tool name/);
+    // In full detail every description is already there: describe() is not advertised.
+    expect(
+      codeMode({ declarations: { detail: 'full' } }).executeCodeTool.description,
+    ).not.toContain('describe(');
   });
 
   it('runs code with type errors in warn mode and reports them, and skips the check when off', async () => {

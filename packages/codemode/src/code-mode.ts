@@ -18,6 +18,7 @@ import {
   type ToolCallRecord,
 } from '@toolwire/executor';
 import {
+  describeTools,
   generateDeclarations,
   type Declarations,
   type GenerateDeclarationsOptions,
@@ -153,6 +154,14 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         return unwrapToolResult(tool.name, result);
       };
     }
+    const describe = (names: readonly string[]) =>
+      describeTools(codeTools, names, options.declarations);
+    functions[DESCRIBE_FUNCTION] = (args) => {
+      const names = typeof args === 'string' ? [args] : args;
+      if (!Array.isArray(names) || names.some((name) => typeof name !== 'string'))
+        throw new TypeError('describe: expected a tool name or an array of tool names');
+      return describe(names as string[]);
+    };
     const toolNameOf = new Map(declarations.bindings.map((b) => [b.identifier, b.toolName]));
     const executeCodeTool = createExecuteCodeTool(
       options.toolName ?? EXECUTE_CODE_TOOL_NAME,
@@ -160,7 +169,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       (code, signal) => run(code, { signal }),
     );
     const directTools = directToolsOf(source, sourceTools, directNames);
-    return { declarations, functions, toolNameOf, executeCodeTool, directTools };
+    return { declarations, functions, toolNameOf, executeCodeTool, directTools, describe };
   };
   let state: ReturnType<typeof build> | undefined;
   const current = () => (state ??= build());
@@ -172,7 +181,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   const run = async (code: string, runOptions: RunCodeOptions = {}): Promise<CodeRunResult> => {
     if (closed) throw new CodeModeClosedError();
     const started = performance.now();
-    const { declarations, functions, toolNameOf } = current();
+    const { declarations, functions, toolNameOf, describe } = current();
     const mode = checkTypecheckMode(runOptions.typecheck ?? defaultTypecheck, 'typecheck');
     if (typeof code !== 'string') {
       throw new InvalidToolArgumentsError({
@@ -202,7 +211,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
           diagnostics,
           error: {
             kind: 'typecheck',
-            message: `The code has type errors and was not run:\n${formatDiagnostics(blocking)}`,
+            message: `The code has type errors and was not run:\n${formatDiagnostics(blocking)}${declarationsOfToolsAt(script.body, blocking, declarations, describe)}`,
             line: blocking[0]!.line,
             column: blocking[0]!.column,
           },
@@ -237,10 +246,9 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         : {}),
       ...(runOptions.signal ? { signal: runOptions.signal } : {}),
     });
-    const toolCalls = result.toolCalls.map((call) => ({
-      ...call,
-      name: toolNameOf.get(call.name) ?? call.name,
-    }));
+    const toolCalls = result.toolCalls
+      .filter((call) => call.name !== DESCRIBE_FUNCTION)
+      .map((call) => ({ ...call, name: toolNameOf.get(call.name) ?? call.name }));
     return {
       ok: result.ok,
       ...(result.ok ? { value: result.value } : {}),
@@ -313,8 +321,7 @@ function createExecuteCodeTool(
       properties: {
         code: {
           type: 'string',
-          description:
-            'TypeScript function body: await the functions declared in the description and return the result.',
+          description: 'TypeScript function body',
         },
       },
       required: ['code'],
@@ -398,21 +405,41 @@ export async function runCode(
 }
 
 function executeCodeDescription(declarations: Declarations, typecheck: TypecheckMode): string {
-  const checked =
-    typecheck === 'error'
-      ? ' It is type-checked first; code with type errors is not run and you get the errors.'
-      : typecheck === 'warn'
-        ? ' Type errors are reported next to the output.'
-        : '';
-  return [
-    'Run TypeScript that calls the tools below as async functions; you get its console output and return value in one step.',
-    `Write a function body: use \`await\`, chain calls, use Promise.all for independent ones, and \`return\` only what you need (JSON values).${checked}`,
-    'No imports, network, filesystem or timers: only these functions, console and standard JavaScript.',
-    '',
-    '```ts',
-    declarations.text.trimEnd(),
-    '```',
-  ].join('\n');
+  const lines = [
+    'Runs TypeScript calling the functions below; returns its console output and return value.',
+    'Write a function body: top-level await, `return` only what you need (JSON). All functions are async (use Promise.all for parallel calls); failed calls throw. No imports, network, files, timers.',
+  ];
+  if (typecheck === 'error')
+    lines.push(
+      'Checked against the full types first: on type errors nothing runs and you get the expected types.',
+    );
+  else if (typecheck === 'warn') lines.push('Type errors are reported next to the output.');
+  if (declarations.detail !== 'full')
+    lines.push("`console.log(await describe('name'))` prints a tool's documented declaration.");
+  return [...lines, '```ts', declarations.text.trimEnd(), '```'].join('\n');
+}
+
+/** Name of the sandbox function returning tools' full declarations. */
+const DESCRIBE_FUNCTION = 'describe';
+
+/**
+ * After type errors: the full declarations of the tools called on the failing lines, so the model
+ * sees the expected shapes (and their documentation) even when the description shows only types.
+ */
+function declarationsOfToolsAt(
+  body: string,
+  diagnostics: readonly CodeDiagnostic[],
+  declarations: Declarations,
+  describe: (names: readonly string[]) => string,
+): string {
+  const lines = body.split('\n');
+  const failing = [...new Set(diagnostics.map((d) => lines[d.line - 1] ?? ''))].join('\n');
+  const called = declarations.bindings
+    .filter((binding) => new RegExp(`\\b${binding.identifier}\\b`).test(failing))
+    .slice(0, 5)
+    .map((binding) => binding.identifier);
+  if (called.length === 0) return '';
+  return `\n\nDeclarations of the tools on those lines:\n\`\`\`ts\n${describe(called).trimEnd()}\n\`\`\``;
 }
 
 /** The text a model reads after a run. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getSchemaValidator, type JsonSchema } from '@toolwire/schema';
-import { generateDeclarations, type CodeModeToolInfo } from './declarations.js';
+import { describeTools, generateDeclarations, type CodeModeToolInfo } from './declarations.js';
 import { CodeTypeChecker } from './type-checker.js';
 
 const checker = new CodeTypeChecker();
@@ -480,7 +480,7 @@ describe('generateDeclarations', () => {
     };
     let checked = 0;
     for (let round = 0; round < 40; round++) {
-      const tools = Array.from({ length: 5 }, (_, i) => ({
+      const originals = Array.from({ length: 5 }, (_, i) => ({
         name: `${pick(names)}${i}`,
         description: pick(['Does a thing', 'Weird */ one', '']),
         inputSchema: {
@@ -490,6 +490,13 @@ describe('generateDeclarations', () => {
         },
         ...(random() < 0.5 ? { outputSchema: schema(0) } : {}),
       }));
+      // A second copy of some tools (the same server at a second root): shared types and twins.
+      const tools = [
+        ...originals,
+        ...originals
+          .filter(() => random() < 0.5)
+          .map((tool) => ({ ...tool, name: `b${tool.name}` })),
+      ];
       for (const detail of ['full', 'signatures'] as const) {
         const d = generateDeclarations(tools, { detail });
         const diagnostics = checker.checkDeclarations(d.text, d.checkPrelude);
@@ -575,6 +582,121 @@ describe('generateDeclarations', () => {
       return `await ${identifier}(${JSON.stringify(value)});`;
     });
     expect(checker.check(calls.join('\n'), d.text, d.checkPrelude)).toEqual([]);
+  });
+
+  it('declares a shape several tools share once, and a second root of a server as typeof', () => {
+    const read = {
+      name: 'fs__read',
+      description: 'Read a file',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          path: { type: 'string' },
+          head: { type: 'number' },
+          tail: { type: 'number' },
+        },
+        required: ['path'],
+      },
+      outputSchema: {
+        type: 'object',
+        properties: { content: { type: 'string' } },
+        required: ['content'],
+      },
+    };
+    const list = {
+      ...read,
+      name: 'fs__list',
+      description: 'List a directory',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    };
+    const readText = { ...read, name: 'fs__read_text', description: 'Read a text file' };
+    const tools = [
+      read,
+      readText,
+      list,
+      { ...read, name: 'docs__read' },
+      { ...list, name: 'docs__list' },
+    ];
+    const d = generateDeclarations(tools, { detail: 'compact' });
+    expect(d.text).toBe(
+      [
+        'type FsReadInput = { path: string; head?: number; tail?: number };',
+        '/** Read a file */',
+        'declare function fs__read(input: FsReadInput): Promise<{ content: string }>;',
+        '',
+        '/** Read a text file */',
+        'declare function fs__read_text(input: FsReadInput): Promise<{ content: string }>;',
+        '',
+        '/** List a directory */',
+        'declare function fs__list(input: { path: string }): Promise<{ content: string }>;',
+        '',
+        'declare const docs__read: typeof fs__read;',
+        '',
+        'declare const docs__list: typeof fs__list;',
+        '',
+      ].join('\n'),
+    );
+    expect(d.bindings.map((b) => b.identifier)).toEqual([
+      'fs__read',
+      'fs__read_text',
+      'fs__list',
+      'docs__read',
+      'docs__list',
+    ]);
+    expect(checker.checkDeclarations(d.text, d.checkPrelude)).toEqual([]);
+    expect(
+      checker.check(
+        "await docs__read({ path: 'a' }); await tools.docs__list({ path: 'b' });",
+        d.text,
+        d.checkPrelude,
+      ),
+    ).toEqual([]);
+    expect(
+      checker.check('await docs__read({ pth: 1 });', d.text, d.checkPrelude)[0]?.message,
+    ).toMatch(/pth/);
+  });
+
+  it('with detail auto, documents a small tool set and gives signatures past the token budget', () => {
+    const tools = Array.from({ length: 3 }, (_, i) => ({
+      name: `tool${i}`,
+      description: `Does thing number ${i} very well.`,
+      inputSchema: { type: 'object', properties: { x: { type: 'string', description: 'The x.' } } },
+    }));
+    const small = generateDeclarations(tools);
+    expect(small.detail).toBe('compact');
+    expect(small.text).toContain('/** Does thing number 0 very well. */');
+    expect(small.text).toBe(generateDeclarations(tools, { detail: 'compact' }).text);
+    const tight = generateDeclarations(tools, { budgetTokens: 10 });
+    expect(tight.detail).toBe('signatures');
+    expect(tight.text).toBe(generateDeclarations(tools, { detail: 'signatures' }).text);
+    expect(() => generateDeclarations(tools, { detail: 'short' as 'full' })).toThrow(
+      /declarations\.detail/,
+    );
+    expect(() => generateDeclarations(tools, { budgetTokens: 'x' as unknown as number })).toThrow(
+      /declarations\.budgetTokens/,
+    );
+  });
+
+  it('describes chosen tools in full by name or identifier, with their code-mode identifiers', () => {
+    const tools = [
+      {
+        name: 'get-weather',
+        description: `Weather. ${'Long text. '.repeat(80)}`,
+        inputSchema: {
+          type: 'object',
+          properties: { city: { type: 'string', description: `City. ${'More. '.repeat(30)}` } },
+          required: ['city'],
+        },
+      },
+      { name: 'get_weather', description: 'Other', inputSchema: { type: 'object' } },
+    ];
+    const text = describeTools(tools, ['get-weather']);
+    expect(text).toContain('declare function get_weather_2(input: {');
+    expect(text).toContain('Long text. '.repeat(80).trim());
+    expect(text).toContain('More. '.repeat(30).trim());
+    expect(text).not.toContain('Other');
+    expect(describeTools(tools, ['get_weather_2', 'get_weather'])).toContain('/** Other */');
+    expect(() => describeTools(tools, ['nope'])).toThrow(/no tool named "nope"/);
   });
 
   it('cuts descriptions by detail level', () => {

@@ -1,4 +1,4 @@
-import { isPlainObject } from '@toolwire/schema';
+import { estimateTokens, isPlainObject } from '@toolwire/schema';
 import { createIdentifierMap, toTypeName } from './identifiers.js';
 import {
   formatDocComment,
@@ -16,21 +16,32 @@ export interface CodeModeToolInfo {
   outputSchema?: unknown;
 }
 
+export type DeclarationDetail = 'auto' | 'full' | 'compact' | 'signatures';
+
 export interface GenerateDeclarationsOptions extends SchemaToTypeScriptOptions {
   /**
    * How much documentation to write, before the finer options below:
+   * - `auto` (default): `compact` when those declarations fit in `budgetTokens`, else `signatures`;
    * - `full`: every description whole;
-   * - `compact` (default): tool descriptions cut to about 200 characters, property descriptions to
-   *   their first sentence (at most 80 characters), as end-of-line comments;
+   * - `compact`: tool descriptions cut to about 200 characters, property descriptions to their
+   *   first sentence (at most 80 characters), as end-of-line comments;
    * - `signatures`: types only, no descriptions (the fewest tokens).
    */
-  detail?: 'full' | 'compact' | 'signatures';
+  detail?: DeclarationDetail;
+  /**
+   * With `detail: 'auto'`: the most the `compact` declarations may cost (estimated tokens) before
+   * `signatures` is used instead (default 1500, about a dozen documented tools).
+   */
+  budgetTokens?: number;
   /**
    * Tool descriptions longer than this are cut at a sentence (or word) boundary; `Infinity` keeps
    * them whole (default 600 characters).
    */
   maxDescriptionLength?: number;
 }
+
+/** Default of `budgetTokens`. */
+export const DEFAULT_DECLARATION_BUDGET_TOKENS = 1500;
 
 /** One tool as the script sees it: the identifier it calls and the tool it reaches. */
 export interface ToolBinding {
@@ -44,6 +55,8 @@ export interface Declarations {
   /** Extra ambient declarations used only when type-checking (`console`, the `tools` object). */
   checkPrelude: string;
   bindings: ToolBinding[];
+  /** The detail level used (what `auto` resolved to). */
+  detail: Exclude<DeclarationDetail, 'auto'>;
 }
 
 /**
@@ -56,8 +69,72 @@ export function generateDeclarations(
   tools: readonly CodeModeToolInfo[],
   options: GenerateDeclarationsOptions = {},
 ): Declarations {
-  const identifiers = createIdentifierMap(tools.map((tool) => tool.name));
-  options = { ...detailPresets[options.detail ?? 'compact'], ...withoutUndefined(options) };
+  const detail = options.detail ?? 'auto';
+  if (detail !== 'auto') {
+    if (!Object.prototype.hasOwnProperty.call(detailPresets, detail)) {
+      throw new TypeError(
+        `Invalid declarations.detail: expected "auto", "full", "compact" or "signatures", got ${JSON.stringify(detail)}`,
+      );
+    }
+    return declarationsAt(tools, detail, options);
+  }
+  const budget = options.budgetTokens ?? DEFAULT_DECLARATION_BUDGET_TOKENS;
+  if (typeof budget !== 'number' || Number.isNaN(budget)) {
+    throw new TypeError(
+      `Invalid declarations.budgetTokens: expected a number, got ${JSON.stringify(budget)}`,
+    );
+  }
+  const compact = declarationsAt(tools, 'compact', options);
+  if (estimateTokens(compact.text) <= budget) return compact;
+  return declarationsAt(tools, 'signatures', options);
+}
+
+/**
+ * The full, documented declarations of some of the tools (what `describe()` returns in code mode),
+ * with the identifiers they have among `allTools`. `names` are tool names or identifiers; an
+ * unknown one throws a `TypeError` naming it.
+ */
+export function describeTools(
+  allTools: readonly CodeModeToolInfo[],
+  names: readonly string[],
+  options: GenerateDeclarationsOptions = {},
+): string {
+  const identifiers = createIdentifierMap(allTools.map((tool) => tool.name));
+  const byKey = new Map<string, CodeModeToolInfo>();
+  for (const tool of allTools) {
+    byKey.set(tool.name, tool);
+    byKey.set(identifiers.get(tool.name)!, tool);
+  }
+  const chosen = names.map((name) => {
+    const tool = byKey.get(name);
+    if (tool === undefined)
+      throw new TypeError(
+        `describe: no tool named ${JSON.stringify(name)}; use the function names declared in the tool description`,
+      );
+    return tool;
+  });
+  const text = declarationsAt(
+    [...new Set(chosen)],
+    'full',
+    {
+      ...options,
+      docComments: true,
+      maxDescriptionLength: Infinity,
+      maxPropertyDescriptionLength: Infinity,
+    },
+    identifiers,
+  ).text;
+  return text;
+}
+
+function declarationsAt(
+  tools: readonly CodeModeToolInfo[],
+  detail: Exclude<DeclarationDetail, 'auto'>,
+  options: GenerateDeclarationsOptions,
+  identifierMap?: ReadonlyMap<string, string>,
+): Declarations {
+  const identifiers = identifierMap ?? createIdentifierMap(tools.map((tool) => tool.name));
+  options = { ...detailPresets[detail], ...withoutUndefined(options) };
   const converter = new SchemaToTypeScript(options);
   for (const identifier of identifiers.values()) converter.reserveName(identifier);
   converter.findRepeatedTypes(
@@ -68,8 +145,16 @@ export function generateDeclarations(
   );
   const maxDescription = options.maxDescriptionLength ?? Infinity;
   const seen = new Set<string>();
-  const blocks: string[] = [];
   const bindings: ToolBinding[] = [];
+  const converted: Array<{
+    aliases: string[];
+    doc: string;
+    description: string;
+    identifier: string;
+    optional: boolean;
+    input: Shape;
+    output: Shape;
+  }> = [];
   for (const tool of tools) {
     if (seen.has(tool.name)) continue;
     seen.add(tool.name);
@@ -78,17 +163,76 @@ export function generateDeclarations(
     const prefix = toTypeName(identifier);
     const before = converter.aliases.length;
     const input = inputParameter(converter, tool.inputSchema, prefix);
-    const output =
-      tool.outputSchema === undefined || tool.outputSchema === null
-        ? 'unknown'
-        : converter.convert(tool.outputSchema, tool.outputSchema, `${prefix}Output`);
-    const aliases = converter.aliases.slice(before);
+    const output: Shape = {
+      type:
+        tool.outputSchema === undefined || tool.outputSchema === null
+          ? 'unknown'
+          : converter.convert(tool.outputSchema, tool.outputSchema, `${prefix}Output`),
+      schema: tool.outputSchema,
+      name: `${prefix}Output`,
+    };
     const docLines = splitLines(shortenText(tool.description ?? '', maxDescription));
-    const doc = options.docComments === false ? '' : formatDocComment(docLines, '');
+    converted.push({
+      aliases: converter.aliases.slice(before),
+      doc: options.docComments === false ? '' : formatDocComment(docLines, ''),
+      description: tool.description ?? '',
+      identifier,
+      optional: input.optional,
+      input,
+      output,
+    });
+  }
+  // A tool with the same description and types as an earlier one (the same server at a second
+  // root) is declared as `typeof` that one.
+  const twinOf = new Map<string, string>();
+  const firstWith = new Map<string, string>();
+  for (const tool of converted) {
+    const key = JSON.stringify([
+      tool.description,
+      tool.optional,
+      tool.input.type,
+      tool.output.type,
+    ]);
+    const first = firstWith.get(key);
+    if (first !== undefined && tool.aliases.length === 0) twinOf.set(tool.identifier, first);
+    else if (first === undefined) firstWith.set(key, tool.identifier);
+  }
+  // Tools with the same input or output type (the many tools answering `{ content: string }`)
+  // share one named type instead of repeating it.
+  const uses = new Map<string, number>();
+  for (const { identifier, input, output } of converted) {
+    if (twinOf.has(identifier)) continue;
+    for (const shape of [input, output]) uses.set(shape.type, (uses.get(shape.type) ?? 0) + 1);
+  }
+  const sharedNames = new Map<string, string>();
+  const blocks: string[] = [];
+  for (const tool of converted) {
+    const twin = twinOf.get(tool.identifier);
+    if (twin !== undefined) {
+      blocks.push(`declare const ${tool.identifier}: typeof ${twin};`);
+      continue;
+    }
+    const aliases = [...tool.aliases];
+    const [input, output] = [tool.input, tool.output].map((shape, index) => {
+      const count = uses.get(shape.type)!;
+      const known = sharedNames.get(shape.type);
+      if (known !== undefined) return known;
+      if (count < 2 || !shape.type.startsWith('{') || shape.type === '{}') return shape.type;
+      const name = converter.nameType(sharedShapeName(shape, index === 0 ? 'Input' : 'Output'));
+      // Sharing pays when the name is much shorter than the type it stands for.
+      if ((count - 1) * shape.type.length <= count * name.length + 12) {
+        converter.releaseName(name);
+        return shape.type;
+      }
+      sharedNames.set(shape.type, name);
+      aliases.push(`type ${name} = ${shape.type};`);
+      return name;
+    }) as [string, string];
     blocks.push(
-      [...aliases, `${doc}declare function ${identifier}(${input}): Promise<${output}>;`].join(
-        '\n',
-      ),
+      [
+        ...aliases,
+        `${tool.doc}declare function ${tool.identifier}(input${tool.optional ? '?' : ''}: ${input}): Promise<${output}>;`,
+      ].join('\n'),
     );
   }
   const toolsMembers = bindings
@@ -102,6 +246,8 @@ export function generateDeclarations(
     '  error(...data: unknown[]): void;',
     '  debug(...data: unknown[]): void;',
     '};',
+    '/** The full, documented declarations of the named tools. */',
+    'declare function describe(tools: string | string[]): Promise<string>;',
     `declare const tools: {\n${toolsMembers}\n};`,
   ].join('\n');
   // Without doc comments a blank line between tools only costs tokens.
@@ -110,24 +256,45 @@ export function generateDeclarations(
     text: blocks.join(separator) + (blocks.length > 0 ? '\n' : ''),
     checkPrelude,
     bindings,
+    detail,
   };
 }
 
-function inputParameter(converter: SchemaToTypeScript, schema: unknown, prefix: string): string {
-  if (schema === undefined || schema === null) return 'input?: {}';
-  const converted = converter.convert(schema, schema, `${prefix}Input`);
+/** A tool's input or output type, and what to call it if several tools share it. */
+interface Shape {
+  type: string;
+  schema: unknown;
+  /** The tool's own name for it (`FsReadFileInput`). */
+  name: string;
+}
+
+function inputParameter(
+  converter: SchemaToTypeScript,
+  schema: unknown,
+  prefix: string,
+): Shape & { optional: boolean } {
+  const name = `${prefix}Input`;
+  if (schema === undefined || schema === null) return { type: '{}', schema, name, optional: true };
+  const converted = converter.convert(schema, schema, name);
   // An empty input schema (`{}`, as some servers send for "no arguments") still takes an object.
   const type =
     converted === 'unknown' || converted === 'Record<string, unknown>' ? '{}' : converted;
   const hasRequired =
     isPlainObject(schema) && Array.isArray(schema.required) && schema.required.length > 0;
-  return `input${hasRequired ? '' : '?'}: ${type}`;
+  return { type, schema, name, optional: !hasRequired };
 }
 
-const detailPresets: Record<
-  NonNullable<GenerateDeclarationsOptions['detail']>,
-  GenerateDeclarationsOptions
-> = {
+/** `{ path: string }` → `PathInput`; larger shapes take the first tool's name (`FsReadFileInput`). */
+function sharedShapeName(shape: Shape, kind: 'Input' | 'Output'): string {
+  const keys =
+    isPlainObject(shape.schema) && isPlainObject(shape.schema.properties)
+      ? Object.keys(shape.schema.properties)
+      : [];
+  if (keys.length >= 1 && keys.length <= 2) return `${toTypeName(keys.join('_'))}${kind}`;
+  return shape.name;
+}
+
+const detailPresets: Record<Exclude<DeclarationDetail, 'auto'>, GenerateDeclarationsOptions> = {
   full: {},
   compact: { maxDescriptionLength: 200, maxPropertyDescriptionLength: 80 },
   signatures: { docComments: false },

@@ -16,9 +16,14 @@ export type {
   ToolMode,
   TypecheckMode,
 } from './code-mode.js';
-export { generateDeclarations } from './declarations.js';
+export {
+  generateDeclarations,
+  describeTools,
+  DEFAULT_DECLARATION_BUDGET_TOKENS,
+} from './declarations.js';
 export type {
   CodeModeToolInfo,
+  DeclarationDetail,
   Declarations,
   GenerateDeclarationsOptions,
   ToolBinding,

@@ -312,6 +312,16 @@ export class SchemaToTypeScript {
     return name;
   }
 
+  /** A type name no other type of this converter uses, based on `base` (`Base`, `Base2`, …). */
+  nameType(base: string): string {
+    return this.uniqueName(base);
+  }
+
+  /** Gives back a name from `nameType` that ended up unused. */
+  releaseName(name: string): void {
+    this.usedTypeNames.delete(name);
+  }
+
   private uniqueName(base: string): string {
     let name = base;
     for (let n = 2; this.usedTypeNames.has(name); n++) name = `${base}${n}`;
