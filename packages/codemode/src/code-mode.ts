@@ -411,7 +411,7 @@ function executeCodeDescription(declarations: Declarations, typecheck: Typecheck
   ];
   if (typecheck === 'error')
     lines.push(
-      'Checked against the full types first: on type errors nothing runs and you get the expected types.',
+      'It is type-checked first: on type errors nothing runs and you get them with the expected types.',
     );
   else if (typecheck === 'warn') lines.push('Type errors are reported next to the output.');
   if (declarations.detail !== 'full')
