@@ -146,4 +146,28 @@ try {
       error: { category: 'invalidArguments' },
     });
   });
+
+  it('answers a wrong call with the full documented declaration of the tool, even from signatures', async () => {
+    const lean = createCodeMode({
+      source: registry,
+      executor,
+      declarations: { detail: 'signatures' },
+    });
+    try {
+      expect(lean.executeCodeTool.description).not.toContain('Make line-based edits');
+      const result = await lean.run(
+        `const file = 'notes.txt';\nawait fs__edit_file({ path: file, edits: [{ old: 'a', newText: 'b' }] });`,
+      );
+      expect(result.error).toMatchObject({ kind: 'typecheck', line: 2 });
+      const message = result.error!.message;
+      expect(message).toMatch(/line 2, column \d+: .*'old' does not exist/);
+      expect(message).toContain('Declarations of the tools on those lines:');
+      expect(message).toContain('Make line-based edits to a text file.');
+      expect(message).toContain('oldText: string; // Text to search for - must match exactly');
+      expect(message).toContain('Preview changes using git-style diff format');
+      expect(result.toolCalls).toEqual([]);
+    } finally {
+      await lean.close();
+    }
+  });
 });

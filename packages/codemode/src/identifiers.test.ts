@@ -14,6 +14,7 @@ describe('toIdentifier', () => {
     expect(toIdentifier('delete')).toBe('delete_');
     expect(toIdentifier('console')).toBe('console_');
     expect(toIdentifier('tools')).toBe('tools_');
+    expect(toIdentifier('describe')).toBe('describe_');
     expect(toIdentifier('parseInt')).toBe('parseInt_');
     expect(toIdentifier('Map')).toBe('Map_');
     expect(toIdentifier('')).toBe('_');
