@@ -97,30 +97,26 @@ export async function startFixtureHttpServer(
     try {
       body = text === '' ? undefined : JSON.parse(text);
     } catch {
-      res
-        .writeHead(400, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: null,
-            error: { code: -32700, message: 'Parse error' },
-          }),
-        );
+      res.writeHead(400, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32700, message: 'Parse error' },
+        }),
+      );
       return;
     }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const transport = sessions.get(sessionId);
       if (!transport) {
-        res
-          .writeHead(404, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: null,
-              error: { code: -32001, message: 'Session not found' },
-            }),
-          );
+        res.writeHead(404, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32001, message: 'Session not found' },
+          }),
+        );
         return;
       }
       return transport.handleRequest(req, res, body);
@@ -139,15 +135,13 @@ export async function startFixtureHttpServer(
       await createFixtureServer(state, { connected: true }).connect(transport);
       return transport.handleRequest(req, res, body);
     }
-    res
-      .writeHead(400, { 'content-type': 'application/json' })
-      .end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32000, message: 'Bad Request: no valid session ID' },
-        }),
-      );
+    res.writeHead(400, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: 'Bad Request: no valid session ID' },
+      }),
+    );
   };
 
   const server: HttpServer = createServer((req, res) => {
