@@ -6,6 +6,8 @@ import {
   ToolwireError,
   errorMessage,
   collectStream,
+  guardPromise,
+  guardStream,
   type ChatModel,
   type ChatRequest,
   type ChatResponse,
@@ -15,7 +17,6 @@ import {
 } from '@toolwire/schema';
 import { convertToAnthropicMessages } from './anthropic-convert-messages.js';
 import { mapAnthropicError } from './anthropic-errors.js';
-import { guard, guardStream } from './anthropic-stream-guard.js';
 import { prepareAnthropicTools, type PreparedTools } from './anthropic-prepare-tools.js';
 import { finishAnthropicResponse } from './anthropic-response.js';
 import {
@@ -141,7 +142,7 @@ export class AnthropicChatModel implements ChatModel {
     let receiving = false;
     try {
       for (const warning of prepared.warnings) yield { type: 'warning', warning };
-      const events = await guard(
+      const events = await guardPromise(
         this.config
           .client()
           .messages.create(

@@ -2,6 +2,8 @@ import {
   CancelledError,
   StreamProtocolError,
   convertSchema,
+  guardPromise,
+  guardStream,
   type ChatModel,
   type ChatRequest,
   type ChatResponse,
@@ -21,7 +23,6 @@ import { checkedNdjson } from './ollama-ndjson-check.js';
 import { prepareOllamaTools } from './ollama-prepare-tools.js';
 import { finishOllamaResponse } from './ollama-response.js';
 import { OllamaStreamAccumulator } from './ollama-stream-accumulator.js';
-import { guard, guardStream } from './ollama-stream-guard.js';
 import type { OllamaChatChunk, OllamaRequestBody } from './ollama-wire.js';
 
 /**
@@ -86,7 +87,7 @@ export class OllamaChatModel implements ChatModel {
     throwIfAborted(request.signal);
     const transport = this.transport(request, request.signal, false);
     try {
-      const response = await guard(
+      const response = await guardPromise(
         transport.client.chat(prepared.body as unknown as OllamaSdkChatRequest & { stream: false }),
         { signal: request.signal },
       );
@@ -110,7 +111,7 @@ export class OllamaChatModel implements ChatModel {
     let receiving = false;
     try {
       for (const warning of prepared.warnings) yield { type: 'warning', warning };
-      const lines = await guard(
+      const lines = await guardPromise(
         transport.client.chat(prepared.body as unknown as OllamaSdkChatRequest & { stream: true }),
         {
           ms: idleMs,

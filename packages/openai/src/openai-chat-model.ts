@@ -2,6 +2,8 @@ import {
   CancelledError,
   UnsupportedFeatureError,
   StreamProtocolError,
+  guardPromise,
+  guardStream,
   type ChatModel,
   type ChatRequest,
   type ChatResponse,
@@ -124,50 +126,49 @@ export class OpenAIChatModel implements ChatModel {
     const built = this.buildRequest(request, { stream: true });
     for (const warning of built.warnings) yield { type: 'warning', warning };
 
-    // Our own controller lets the idle timer stop a stalled stream; it follows the caller's signal.
+    // Our own controller lets the idle guard stop a stalled stream; it follows the caller's signal.
     const controller = new AbortController();
     const onAbort = () => controller.abort(request.signal?.reason);
     request.signal?.addEventListener('abort', onAbort, { once: true });
-    let idle = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const armIdleTimer = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        idle = true;
-        controller.abort();
-      }, this.config.idleTimeoutMs);
-    };
-    const idleError = () =>
-      new StreamProtocolError({
-        provider: this.provider,
-        message: `${this.provider}: the stream sent nothing for ${this.config.idleTimeoutMs} ms and was closed (idleTimeoutMs)`,
-      });
+    const idleMs = this.config.idleTimeoutMs;
+    const idleMessage = `${this.provider}: the stream sent nothing for ${idleMs} ms and was closed (idleTimeoutMs)`;
 
     const accumulator = new OpenAIStreamAccumulator(this.modelId);
     try {
-      armIdleTimer();
       let stream: AsyncIterable<OpenAIWireChunk>;
       try {
-        stream = (await this.config.client.chat.completions.create(
-          built.body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+        stream = (await guardPromise(
+          this.config.client.chat.completions.create(
+            built.body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+            {
+              signal: controller.signal,
+              ...(request.headers ? { headers: request.headers } : {}),
+            },
+          ),
           {
-            signal: controller.signal,
-            ...(request.headers ? { headers: request.headers } : {}),
+            ms: idleMs,
+            signal: request.signal,
+            onTimeout: () => {
+              controller.abort();
+              return new StreamProtocolError({ provider: this.provider, message: idleMessage });
+            },
           },
         )) as unknown as AsyncIterable<OpenAIWireChunk>;
       } catch (error) {
-        if (idle && !request.signal?.aborted) throw idleError();
         throw mapOpenAIError(error, { ...context, streaming: false });
       }
       try {
-        for await (const chunk of stream) {
-          // The clock stops while the consumer holds a part: a slow consumer is not a silent server.
-          clearTimeout(timer);
+        const guarded = guardStream(stream, {
+          idleMs,
+          signal: request.signal,
+          onStop: () => controller.abort(),
+          provider: this.provider,
+          idleMessage,
+        });
+        for await (const chunk of guarded) {
           for (const part of accumulator.push(chunk)) yield part;
-          armIdleTimer();
         }
       } catch (error) {
-        if (idle && !request.signal?.aborted) throw idleError();
         throw mapOpenAIError(error, context);
       }
       // The SDK ends quietly when its request is aborted, so how the stream ended is checked here.
@@ -176,7 +177,6 @@ export class OpenAIChatModel implements ChatModel {
           message: `${this.provider}: the request was cancelled`,
           cause: request.signal.reason,
         });
-      if (idle) throw idleError();
       if (!accumulator.finished) {
         throw new StreamProtocolError({
           provider: this.provider,
@@ -184,8 +184,8 @@ export class OpenAIChatModel implements ChatModel {
         });
       }
     } finally {
-      clearTimeout(timer);
       request.signal?.removeEventListener('abort', onAbort);
+      // Also when the consumer stops early (`break`): the connection must not stay open.
       controller.abort();
     }
     for (const part of accumulator.finishParts()) yield part;

@@ -803,6 +803,36 @@ describe('OpenAIChatModel stream idle timeout', () => {
     expect(deltas.join('')).toBe('one two three');
   });
 
+  it('aborts the HTTP request when the consumer stops reading', async () => {
+    fake.push({ stallAfter: 6, turn: { text: 'a long answer that stalls part way through' } });
+    const signals: AbortSignal[] = [];
+    const recordingFetch: typeof fetch = (input, init) => {
+      if (init?.signal) signals.push(init.signal);
+      return fetch(input, init);
+    };
+    for await (const part of openai({ fetch: recordingFetch })('m').stream({
+      messages: [{ role: 'user', content: 'x' }],
+    })) {
+      if (part.type === 'text-delta') break;
+    }
+    expect(signals).toHaveLength(1);
+    expect(signals[0]!.aborted).toBe(true);
+  });
+
+  it('fails with CancelledError when the caller aborts mid-stream', async () => {
+    fake.push({ stallAfter: 6, turn: { text: 'a long answer that stalls part way through' } });
+    const controller = new AbortController();
+    const run = async () => {
+      for await (const part of openai()('m').stream({
+        messages: [{ role: 'user', content: 'x' }],
+        signal: controller.signal,
+      })) {
+        if (part.type === 'text-delta') controller.abort();
+      }
+    };
+    await expect(run()).rejects.toMatchObject({ name: 'CancelledError' });
+  });
+
   it('reads answers whose content is an array of parts', async () => {
     const body = JSON.stringify({
       id: 'x',

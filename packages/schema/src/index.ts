@@ -111,6 +111,8 @@ export type { TranscriptIssue, TranscriptIssueKind, TranscriptRepair } from './t
 export { executeToolCalls, createToolHandler, toolOutputToResult } from './execute-tool-calls.js';
 export type { ExecuteToolCallsOptions, ToolCallHandler } from './execute-tool-calls.js';
 export { emptyUsage, addUsage, collectStream } from './chat-model.js';
+export { guardStream, guardPromise } from './guard-stream.js';
+export type { GuardStreamOptions, GuardPromiseOptions } from './guard-stream.js';
 export type {
   ChatModel,
   ChatRequest,
