@@ -195,6 +195,8 @@ function main() {
     ...process.env,
     PATH: `${binDir}${sep}${dirname(node)}${sep}${process.env.PATH ?? ''}`,
     TURBO_TELEMETRY_DISABLED: '1',
+    // The pinned pnpm is the one to use; its "update available" banner only confuses newcomers.
+    npm_config_update_notifier: 'false',
     DO_NOT_TRACK: '1',
     // Let tests that want a scratch area find one outside the repo.
     TOOLWIRE_TMP: process.env.TOOLWIRE_TMP ?? tmpdir(),
