@@ -33,7 +33,13 @@ import { ForwarderMetrics } from './metrics.js';
 import { runNativeTool } from './native-tools.js';
 import { compileGlobs, ToolPolicy, type Matcher } from './policy.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
-import { ResultCache } from './result-cache.js';
+import { ResultCache, type ResultCacheStore } from './result-cache.js';
+import {
+  MemoryBreakerStateStore,
+  type BreakerStateMember,
+  type BreakerStateStore,
+} from './breaker-store.js';
+import { RedisBreakerStateStore, RedisResultCache } from './redis-stores.js';
 import type { CallToolResult, SourceTool, ToolSource } from './tool-source.js';
 import { CallTracer } from './tracing.js';
 
@@ -89,6 +95,8 @@ export interface CallPipelineOptions {
   metrics?: ForwarderMetrics;
   tracer?: Tracer;
   rateLimiter?: RateLimiter;
+  resultCache?: ResultCacheStore;
+  breakerState?: BreakerStateStore;
 }
 
 const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -109,7 +117,11 @@ export class CallPipeline {
   private readonly perTool: Array<[Matcher, number]>;
   private readonly cacheTools: Matcher | undefined;
   private readonly cacheReadOnly: boolean;
-  readonly cache: ResultCache | undefined;
+  readonly cache: ResultCacheStore | undefined;
+  private readonly ownsCache: boolean;
+  private readonly breakerStore: BreakerStateStore;
+  private readonly ownsBreakerStore: boolean;
+  private readonly breakerMember: BreakerStateMember;
   private readonly rules: ArgumentRules;
   private readonly validate: boolean;
   private readonly retry: boolean;
@@ -142,13 +154,30 @@ export class CallPipeline {
     );
     this.cacheTools = compileGlobs(options.config.cache?.tools);
     this.cacheReadOnly = options.cacheReadOnlyTools ?? true;
-    this.cache =
-      options.config.cache || this.cacheReadOnly
-        ? new ResultCache({
-            ttlMs: (options.config.cache?.ttlSeconds ?? 60) * 1000,
-            maxEntries: options.config.cache?.maxEntries ?? 1000,
-          })
-        : undefined;
+    const redis = options.config.redis;
+    if (options.resultCache) {
+      this.cache = options.resultCache;
+      this.ownsCache = false;
+    } else {
+      const sizes = {
+        ttlMs: (options.config.cache?.ttlSeconds ?? 60) * 1000,
+        maxEntries: options.config.cache?.maxEntries ?? 1000,
+      };
+      this.cache =
+        options.config.cache || this.cacheReadOnly
+          ? redis
+            ? new RedisResultCache(redis, sizes)
+            : new ResultCache(sizes)
+          : undefined;
+      this.ownsCache = true;
+    }
+    this.ownsBreakerStore = options.breakerState === undefined;
+    this.breakerStore =
+      options.breakerState ??
+      (redis ? new RedisBreakerStateStore(redis) : new MemoryBreakerStateStore());
+    this.breakerMember = this.breakerStore.join((server, snapshot) =>
+      this.breaker(server).apply(snapshot),
+    );
     this.rules = new ArgumentRules(options.argumentRules);
     this.validate = options.validateArguments ?? true;
     this.retry = options.retry ?? true;
@@ -204,7 +233,13 @@ export class CallPipeline {
       breaker = new CircuitBreaker(this.breakerOptions);
       const gauge = this.metrics.breakerState.labels(server);
       gauge.set(0);
-      breaker.onStateChange = (state) => gauge.set(BREAKER_VALUE[state]);
+      const created = breaker;
+      breaker.onStateChange = (state, origin) => {
+        gauge.set(BREAKER_VALUE[state]);
+        if (origin === 'local' && state !== 'half-open') {
+          this.breakerMember.publish(server, { state, openedAt: created.openedSince });
+        }
+      };
       this.breakers.set(server, breaker);
     }
     return breaker;
@@ -320,7 +355,9 @@ export class CallPipeline {
     let cacheKey: string | undefined;
     if (entry.cacheable && this.cache) {
       cacheKey = ResultCache.key(client, name, input);
-      const hit = this.cache.get(cacheKey);
+      const found = this.cache.get(cacheKey, server);
+      // The in-memory store answers synchronously: no await (and no extra tick) on its hits.
+      const hit = found instanceof Promise ? await found : found;
       this.metrics.cache(name, hit !== undefined);
       if (hit) {
         this.finish(entry, client, args, started, 'cached');
@@ -715,6 +752,9 @@ export class CallPipeline {
     await Promise.all([...this.http.values()].map((upstream) => upstream.close()));
     this.http.clear();
     await this.rateLimiter.close();
+    this.breakerMember.leave();
+    if (this.ownsCache) await this.cache?.close?.();
+    if (this.ownsBreakerStore) await this.breakerStore.close?.();
     (this.audit as { flush?: () => void } | undefined)?.flush?.();
   }
 }

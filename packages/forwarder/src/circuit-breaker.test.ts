@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryBreakerStateStore } from './breaker-store.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 
 describe('CircuitBreaker', () => {
@@ -36,5 +37,38 @@ describe('CircuitBreaker', () => {
     breaker.failure(100);
     expect(breaker.state).toBe('open');
     expect(breaker.acquire(150)).toBe(50);
+  });
+});
+
+describe('CircuitBreaker.apply', () => {
+  it('takes on a shared state, reporting it as shared, and probes after openMs from its openedAt', () => {
+    const origins: string[] = [];
+    const breaker = new CircuitBreaker({ failureThreshold: 5, openMs: 100 });
+    breaker.onStateChange = (state, origin) => origins.push(`${state}:${origin}`);
+    breaker.apply({ state: 'open', openedAt: 1000 });
+    expect(breaker.state).toBe('open');
+    expect(breaker.acquire(1050)).toBe(50);
+    expect(breaker.acquire(1100)).toBe(0);
+    expect(breaker.state).toBe('half-open');
+    breaker.apply({ state: 'closed', openedAt: 1000 });
+    expect(breaker.acquire(1100)).toBe(0);
+    expect(origins).toEqual(['open:shared', 'half-open:local', 'closed:shared']);
+  });
+});
+
+describe('MemoryBreakerStateStore', () => {
+  it('shares transitions between the forwarders of one process, and tells late joiners what is open', async () => {
+    const store = new MemoryBreakerStateStore();
+    const heard: string[] = [];
+    const a = store.join((server, s) => heard.push(`a ${server} ${s.state}`));
+    store.join((server, s) => heard.push(`b ${server} ${s.state}`));
+    a.publish('fx', { state: 'open', openedAt: 1 });
+    expect(heard).toEqual(['b fx open']);
+    const late = store.join((server, s) => heard.push(`c ${server} ${s.state}`));
+    await Promise.resolve();
+    expect(heard).toEqual(['b fx open', 'c fx open']);
+    late.leave();
+    a.publish('fx', { state: 'closed', openedAt: 1 });
+    expect(heard).toEqual(['b fx open', 'c fx open', 'b fx closed']);
   });
 });

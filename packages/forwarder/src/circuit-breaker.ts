@@ -1,3 +1,5 @@
+import type { BreakerSnapshot } from './breaker-store.js';
+
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
 export interface CircuitBreakerOptions {
@@ -19,7 +21,8 @@ export class CircuitBreaker {
   private probing = false;
   private readonly threshold: number;
   private readonly openMs: number;
-  onStateChange?: (state: BreakerState) => void;
+  /** `origin` is `'shared'` when the transition came from `apply` (another instance's breaker). */
+  onStateChange?: (state: BreakerState, origin: 'local' | 'shared') => void;
 
   constructor(options: CircuitBreakerOptions = {}) {
     this.threshold = options.failureThreshold ?? 5;
@@ -55,8 +58,26 @@ export class CircuitBreaker {
     }
   }
 
-  private transition(state: BreakerState): void {
+  /** When the breaker last opened (ms since the epoch). */
+  get openedSince(): number {
+    return this.openedAt;
+  }
+
+  /** Takes on a state another instance's breaker for the same upstream reached. */
+  apply(snapshot: BreakerSnapshot): void {
+    this.probing = false;
+    if (snapshot.state === 'open') {
+      this.failures = Math.max(this.failures, this.threshold);
+      this.openedAt = Math.max(this.openedAt, snapshot.openedAt);
+      if (this.state !== 'open') this.transition('open', 'shared');
+    } else {
+      this.failures = 0;
+      if (this.state !== 'closed') this.transition('closed', 'shared');
+    }
+  }
+
+  private transition(state: BreakerState, origin: 'local' | 'shared' = 'local'): void {
     this.state = state;
-    this.onStateChange?.(state);
+    this.onStateChange?.(state, origin);
   }
 }

@@ -13,6 +13,16 @@ import {
   type AuthToken,
   type ForwarderConfig,
 } from './forwarder-config.js';
+import {
+  HttpError,
+  LOOPBACK_HOSTS,
+  authenticate as authenticateBearer,
+  checkHost as checkRequestHost,
+  readBody,
+  respondWithProgress,
+  sendHttpError,
+  sendJson,
+} from './http-helpers.js';
 import type { HttpUpstream, UpstreamMessage } from './http-upstream.js';
 import {
   HEADER_MISMATCH,
@@ -25,6 +35,7 @@ import {
   PARSE_ERROR,
   RESOURCE_NOT_FOUND,
   UNAUTHORIZED,
+  type JsonRpcError,
   type JsonRpcId,
   type JsonRpcRequest,
 } from './json-rpc.js';
@@ -43,7 +54,9 @@ import {
 import { ForwarderMetrics } from './metrics.js';
 import { relayPassthrough } from './passthrough-relay.js';
 import type { RateLimiter } from './rate-limiter.js';
-import type { CallToolResult, ToolSource } from './tool-source.js';
+import type { ResultCacheStore } from './result-cache.js';
+import type { BreakerStateStore } from './breaker-store.js';
+import { upstreamHealth, type CallToolResult, type ToolSource } from './tool-source.js';
 
 export interface CreateForwarderOptions {
   /** The registry (`@toolwire/mcp`'s `createRegistry(...)`) or any `ToolSource`. */
@@ -79,7 +92,20 @@ export interface CreateForwarderOptions {
   /** Log arguments verbatim in the audit line (default false: redacted to their types). */
   auditArguments?: boolean;
   tracer?: Tracer;
+  /** Default: shared through `config.redis` when set, else in process memory. */
   rateLimiter?: RateLimiter;
+  /**
+   * Where results are cached. Default: `RedisResultCache` (shared, with a local copy in front)
+   * when `config.redis` is set, else the in-memory `ResultCache`. A store passed here is not
+   * closed by `close()`.
+   */
+  resultCache?: ResultCacheStore;
+  /**
+   * Where circuit-breaker transitions are shared. Default: `RedisBreakerStateStore` when
+   * `config.redis` is set, else a `MemoryBreakerStateStore` of this forwarder alone. A store
+   * passed here is not closed by `close()`.
+   */
+  breakerState?: BreakerStateStore;
   /**
    * Host names accepted in `Host`/`Origin` (DNS-rebinding protection). Default: loopback names.
    * `'*'` accepts any (for a forwarder behind a reverse proxy that checks hosts itself).
@@ -133,16 +159,11 @@ interface Session {
   inflight: Map<JsonRpcId, AbortController>;
 }
 
-const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', '::1'];
 const MAX_BODY = 4 * 1024 * 1024;
 
-class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly rpc: { code: number; message: string; data?: unknown },
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(rpc.message);
+class HttpFailure extends HttpError {
+  constructor(status: number, rpc: JsonRpcError, headers: Record<string, string> = {}) {
+    super(status, rpc.message, rpc.code, headers, rpc.data);
   }
 }
 
@@ -207,13 +228,10 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     metrics.toolsHidden.labels('policy').set(hiddenByPolicy);
     metrics.toolsHidden.labels('unavailable').set(unavailable);
     for (const server of options.source.servers()) {
-      const value =
-        server.status === 'ok'
-          ? 1
-          : server.status === 'stale' || server.status === 'connecting' || server.status === 'idle'
-            ? 0.5
-            : 0;
+      const health = upstreamHealth(server.status);
+      const value = health.state === 'healthy' ? 1 : health.state === 'degraded' ? 0.5 : 0;
       metrics.upstreamUp.labels(server.name).set(value);
+      metrics.upstreamConnected.labels(server.name).set(health.connected ? 1 : 0);
     }
   }
 
@@ -585,108 +603,11 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   }
 
   function checkHost(req: IncomingMessage): void {
-    if (allowedHosts === '*') return;
-    const host = req.headers.host;
-    if (host) {
-      const name = host.startsWith('[')
-        ? host.slice(0, host.indexOf(']') + 1)
-        : host.split(':')[0]!;
-      if (!allowedHosts.includes(name)) {
-        throw new HttpFailure(403, {
-          code: INVALID_REQUEST,
-          message: `Forbidden: Host "${host}" is not allowed (DNS-rebinding protection; see allowedHosts)`,
-        });
-      }
-    }
-    const origin = req.headers.origin;
-    if (origin) {
-      let name: string;
-      try {
-        name = new URL(origin).hostname;
-      } catch {
-        name = origin;
-      }
-      if (!allowedHosts.includes(name) && !allowedHosts.includes(`[${name}]`)) {
-        throw new HttpFailure(403, {
-          code: INVALID_REQUEST,
-          message: `Forbidden: Origin "${origin}" is not allowed (DNS-rebinding protection)`,
-        });
-      }
-    }
+    checkRequestHost(req, allowedHosts);
   }
 
   function authenticate(req: IncomingMessage): AuthToken | undefined {
-    if (tokens.size === 0) return undefined;
-    const header = req.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header) : null;
-    const token = match ? tokens.get(match[1]!.trim()) : undefined;
-    if (!token) {
-      throw new HttpFailure(
-        401,
-        {
-          code: UNAUTHORIZED,
-          message: match
-            ? 'Unauthorized: unknown bearer token (auth.tokens)'
-            : 'Unauthorized: an Authorization: Bearer <token> header is required (auth)',
-        },
-        { 'www-authenticate': 'Bearer' },
-      );
-    }
-    return token;
-  }
-
-  function readBody(req: IncomingMessage): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_BODY) {
-          reject(
-            new HttpFailure(413, {
-              code: INVALID_REQUEST,
-              message: `Request body over ${MAX_BODY} bytes`,
-            }),
-          );
-          req.destroy();
-          return;
-        }
-        chunks.push(chunk);
-      });
-      req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-      req.on('error', reject);
-    });
-  }
-
-  function sendJson(
-    res: ServerResponse,
-    status: number,
-    body: unknown,
-    headers: Record<string, string> = {},
-  ): void {
-    if (res.headersSent) {
-      if (!res.writableEnded) res.end();
-      return;
-    }
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-      ...headers,
-    });
-    res.end(text);
-  }
-
-  function failHttp(res: ServerResponse, error: unknown): void {
-    if (error instanceof HttpFailure) {
-      sendJson(res, error.status, { jsonrpc: '2.0', id: null, error: error.rpc }, error.headers);
-    } else {
-      sendJson(res, 500, {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: INTERNAL_ERROR, message: `Internal error: ${errorMessage(error)}` },
-      });
-    }
+    return authenticateBearer(req, tokens);
   }
 
   function headerMismatch(
@@ -797,7 +718,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     route: string | undefined,
   ): Promise<void> {
     const token = authenticate(req);
-    const raw = await readBody(req);
+    const raw = await readBody(req, MAX_BODY);
     let message: unknown;
     try {
       message = JSON.parse(raw.toString('utf8'));
@@ -925,43 +846,21 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   ): Promise<void> {
     const id = message.id as JsonRpcId;
     const controller = new AbortController();
-    const onClose = (): void => {
-      if (!res.writableEnded) controller.abort();
-    };
-    res.on('close', onClose);
     context.session?.inflight.set(id, controller);
-    const acceptsStream = String(req.headers.accept ?? '').includes('text/event-stream');
-    let streaming = false;
     const headers: Record<string, string> = context.session
       ? { 'mcp-session-id': context.session.id }
       : {};
-    const notify = (notification: { method: string; params?: Record<string, unknown> }): void => {
-      if (!acceptsStream || res.writableEnded) return;
-      if (!streaming) {
-        streaming = true;
-        res.writeHead(200, {
-          'content-type': 'text/event-stream',
-          'cache-control': 'no-cache',
-          connection: 'keep-alive',
-          ...headers,
-        });
-      }
-      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...notification })}\n\n`);
-    };
+    // 2026-07-28 over HTTP: an unknown method is also a 404.
+    const status = (response: unknown): number =>
+      context.modern && (response as { error?: { code?: number } }).error?.code === METHOD_NOT_FOUND
+        ? 404
+        : 200;
     try {
-      const response = await dispatch(message, { ...context, signal: controller.signal, notify });
-      if (streaming) {
-        res.end(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
-      } else {
-        // 2026-07-28 over HTTP: an unknown method is also a 404.
-        const notFound =
-          context.modern &&
-          (response as { error?: { code?: number } }).error?.code === METHOD_NOT_FOUND;
-        sendJson(res, notFound ? 404 : 200, response, headers);
-      }
+      await respondWithProgress(req, res, { controller, headers, status }, (notify) =>
+        dispatch(message, { ...context, signal: controller.signal, notify }),
+      );
     } finally {
       context.session?.inflight.delete(id);
-      res.off('close', onClose);
     }
   }
 
@@ -1059,7 +958,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
           { code: INVALID_REQUEST, message: `Method ${req.method} not allowed` },
           { allow: 'GET, POST, DELETE' },
         );
-    })().catch((error: unknown) => failHttp(res, error));
+    })().catch((error: unknown) => sendHttpError(res, error));
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -1073,7 +972,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         authenticate(req);
         const text = await metricsText();
         res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
-      })().catch((error: unknown) => failHttp(res, error));
+      })().catch((error: unknown) => sendHttpError(res, error));
       return;
     }
     sendJson(res, 404, { error: `Not found: ${path}` });

@@ -1,7 +1,9 @@
 export { createForwarder } from './forwarder.js';
 export type { CreateForwarderOptions, Forwarder, DispatchContext } from './forwarder.js';
 export { serveStdio } from './stdio-server.js';
+export { upstreamHealth } from './tool-source.js';
 export type {
+  UpstreamHealth,
   ToolSource,
   SourceTool,
   SourceServer,
@@ -17,12 +19,36 @@ export type { RateLimiter } from './rate-limiter.js';
 export { CircuitBreaker } from './circuit-breaker.js';
 export type { BreakerState, CircuitBreakerOptions } from './circuit-breaker.js';
 export { ResultCache, canonicalJson } from './result-cache.js';
+export type { ResultCacheStore } from './result-cache.js';
+export { MemoryBreakerStateStore } from './breaker-store.js';
+export type {
+  BreakerStateStore,
+  BreakerStateMember,
+  BreakerSnapshot,
+  BreakerListener,
+} from './breaker-store.js';
+export { RedisResultCache, RedisBreakerStateStore } from './redis-stores.js';
+export type { RedisStoreOptions } from './redis-stores.js';
 export { ArgumentRules } from './argument-rules.js';
 export type { PathArgumentRule, ArgumentViolation } from './argument-rules.js';
 export { createJsonLinesAuditSink, redactArguments } from './audit-log.js';
 export type { AuditEntry, AuditSink } from './audit-log.js';
 export { HttpUpstream, UpstreamError } from './http-upstream.js';
 export type { HttpUpstreamOptions, UpstreamFailureKind } from './http-upstream.js';
+export {
+  HttpError,
+  LOOPBACK_HOSTS,
+  EVENT_STREAM_HEADERS,
+  authenticate,
+  checkHost,
+  readBody,
+  readJson,
+  respondWithProgress,
+  sendHttpError,
+  sendJson,
+  sseMessage,
+} from './http-helpers.js';
+export type { ProgressNotification, RespondWithProgressOptions } from './http-helpers.js';
 export { JsonRpcFault } from './json-rpc.js';
 export {
   PARSE_ERROR,

@@ -15,6 +15,7 @@ export class ForwarderMetrics {
   private readonly cacheMisses: Counter<'tool'>;
   readonly breakerState: Gauge<'upstream'>;
   readonly upstreamUp: Gauge<'upstream'>;
+  readonly upstreamConnected: Gauge<'upstream'>;
   readonly toolsHidden: Gauge<'reason'>;
   readonly rateLimited: Counter<'scope'>;
   private readonly callChildren: Child<{ inc(): void }> = new Map();
@@ -66,7 +67,13 @@ export class ForwarderMetrics {
     });
     this.upstreamUp = new Gauge({
       name: `${prefix}upstream_up`,
-      help: 'Per-upstream health as the registry reports it: 1 ok, 0.5 stale, connecting or idle, 0 down.',
+      help: 'Per-upstream health as the registry reports it: 1 ok or idle (lazy, not connected yet), 0.5 stale or connecting, 0 down.',
+      labelNames: ['upstream'],
+      registers,
+    });
+    this.upstreamConnected = new Gauge({
+      name: `${prefix}upstream_connected`,
+      help: 'Per-upstream connection: 1 connected (ok), 0 otherwise (idle, stale, connecting, down).',
       labelNames: ['upstream'],
       registers,
     });

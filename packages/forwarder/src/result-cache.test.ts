@@ -32,3 +32,14 @@ describe('ResultCache', () => {
     expect(cache.get('c')).toBe(result);
   });
 });
+
+describe('ResultCache.set', () => {
+  it('takes a per-entry TTL (a copy of a shared entry keeps what is left of its TTL)', () => {
+    const cache = new ResultCache({ ttlMs: 600_000, maxEntries: 10 });
+    cache.set('short', 'fs', { content: [] }, 1_000);
+    cache.set('default', 'fs', { content: [] });
+    expect(cache.remainingTtl('short')).toBeLessThanOrEqual(1_000);
+    expect(cache.remainingTtl('default')).toBeGreaterThan(1_000);
+    expect(cache.remainingTtl('absent')).toBe(0);
+  });
+});

@@ -23,10 +23,29 @@ interface Entry {
 }
 
 /**
- * Tool results keyed by (client scope, tool, canonical arguments), with a TTL and an entry bound.
- * Invalidated per upstream when that upstream's tool list changes.
+ * Where the forwarder keeps tool results. Keys come from `ResultCache.key` (client scope, tool,
+ * canonical arguments); `server` is the upstream the tool belongs to, so a `list_changed` of that
+ * upstream drops its entries. `get` answers synchronously when it can (the in-memory store always
+ * does); a shared store may answer with a promise on a local miss.
  */
-export class ResultCache {
+export interface ResultCacheStore {
+  get(
+    key: string,
+    server: string,
+  ): CallToolResult | undefined | Promise<CallToolResult | undefined>;
+  set(key: string, server: string, result: CallToolResult): void;
+  /** Drops every entry of `server` (for every sharer, when the store is shared). */
+  invalidateServer(server: string): void;
+  /** Entries held in this process. */
+  readonly size: number;
+  close?(): Promise<void>;
+}
+
+/**
+ * Tool results in process memory, keyed by (client scope, tool, canonical arguments), with a TTL
+ * and an entry bound (least recently used entries go first). The default `ResultCacheStore`.
+ */
+export class ResultCache implements ResultCacheStore {
   private readonly lru: LRUCache<string, Entry>;
 
   constructor(options: { ttlMs: number; maxEntries: number }) {
@@ -45,10 +64,17 @@ export class ResultCache {
     return this.lru.get(key)?.result;
   }
 
-  set(key: string, server: string, result: CallToolResult): void {
-    this.lru.set(key, { server, result });
+  /** `ttlMs` overrides the cache's TTL for this entry (a copy of a shared entry keeps its remaining TTL). */
+  set(key: string, server: string, result: CallToolResult, ttlMs?: number): void {
+    this.lru.set(key, { server, result }, ttlMs === undefined ? undefined : { ttl: ttlMs });
   }
 
+  /** Milliseconds left before `key` expires (0 when absent). */
+  remainingTtl(key: string): number {
+    return this.lru.has(key) ? Math.max(0, this.lru.getRemainingTTL(key)) : 0;
+  }
+
+  /** Drops the entries of `server`; answers how many there were. */
   invalidateServer(server: string): number {
     let removed = 0;
     for (const [key, entry] of this.lru.entries()) {

@@ -53,3 +53,27 @@ export interface ToolSource {
   getClient?(serverName: string): unknown;
   onToolsChanged(listener: (event: { server: string }) => void): () => void;
 }
+
+/** How an upstream's status counts for readiness (`/readyz`-style checks) and metrics. */
+export interface UpstreamHealth {
+  /** `healthy`: `ok`, or `idle` (lazy and not connected yet, which is not a fault). */
+  state: 'healthy' | 'degraded' | 'down' | 'disabled';
+  /** A live connection right now (only `ok`). */
+  connected: boolean;
+}
+
+export function upstreamHealth(status: SourceServer['status']): UpstreamHealth {
+  switch (status) {
+    case 'ok':
+      return { state: 'healthy', connected: true };
+    case 'idle':
+      return { state: 'healthy', connected: false };
+    case 'down':
+      return { state: 'down', connected: false };
+    case 'disabled':
+      return { state: 'disabled', connected: false };
+    default:
+      // stale, connecting, and statuses newer than this package.
+      return { state: 'degraded', connected: false };
+  }
+}

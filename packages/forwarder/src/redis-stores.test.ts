@@ -1,0 +1,263 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BreakerSnapshot } from './breaker-store.js';
+import { createForwarder } from './forwarder.js';
+import { UpstreamError } from './http-upstream.js';
+import { RedisBreakerStateStore, RedisResultCache } from './redis-stores.js';
+import { ResultCache } from './result-cache.js';
+import type { CallToolResult, ToolSource } from './tool-source.js';
+
+const redisServer = spawnSync('which', ['redis-server']).status === 0;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `probe` until it gives a value (the stores write to Redis without waiting). */
+async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const result = (text: string): CallToolResult => ({ content: [{ type: 'text', text }] });
+
+/** One upstream `fx` with a read-only tool; `failing` makes calls fail as a lost connection. */
+function stubSource(): ToolSource & { calls: number; failing: boolean } {
+  const source: ToolSource & { calls: number; failing: boolean } = {
+    calls: 0,
+    failing: false,
+    listTools: () => [
+      {
+        name: 'fx__read',
+        originalName: 'read',
+        source: 'fx',
+        inputSchema: { type: 'object' as const, properties: { n: { type: 'number' as const } } },
+        annotations: { readOnlyHint: true },
+      },
+    ],
+    servers: () => [{ name: 'fx', status: 'ok' as const, tools: 1 }],
+    resolve: (name: string) =>
+      name === 'fx__read' ? { source: 'fx', originalName: 'read' } : undefined,
+    onToolsChanged: () => () => undefined,
+    async callTool(_name: string, args: unknown) {
+      source.calls++;
+      if (source.failing) throw new UpstreamError('fx', 'connection', 'fx: connection refused');
+      return result(`read ${JSON.stringify(args)}`);
+    },
+  };
+  return source;
+}
+
+describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian package)', () => {
+  let redis: ChildProcess;
+  let url: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    redis = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    url = `redis://127.0.0.1:${port}`;
+    const { Redis } = await import('ioredis');
+    const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
+    probe.on('error', () => undefined);
+    for (let i = 0; i < 100 && probe.status !== 'ready'; i++) {
+      await probe.connect().catch(() => new Promise((r) => setTimeout(r, 50)));
+    }
+    await probe.quit();
+  });
+
+  afterAll(() => {
+    redis?.kill('SIGTERM');
+  });
+
+  describe('RedisResultCache', () => {
+    it('serves an entry written by one instance from another, keeping its remaining TTL', async () => {
+      const prefix = 'test-ttl:';
+      const a = new RedisResultCache(url, { ttlMs: 2_000, maxEntries: 10, prefix });
+      const b = new RedisResultCache(url, { ttlMs: 600_000, maxEntries: 10, prefix });
+      await Promise.all([a.ready(), b.ready()]);
+      try {
+        const key = ResultCache.key('alice', 'fx__read', { n: 1 });
+        const miss = b.get(key, 'fx');
+        expect(miss).toBeInstanceOf(Promise);
+        expect(await miss).toBeUndefined();
+        a.set(key, 'fx', result('one'));
+        expect(a.get(key, 'fx')).toEqual(result('one'));
+        expect(await eventually(async () => b.get(key, 'fx'), 'the entry on B')).toEqual(
+          result('one'),
+        );
+        // Copied locally: the next read answers synchronously, with A's TTL left, not a fresh one.
+        expect(b.get(key, 'fx')).toEqual(result('one'));
+        expect(b.remainingTtl(key)).toBeGreaterThan(0);
+        expect(b.remainingTtl(key)).toBeLessThanOrEqual(2_000);
+        expect(b.size).toBe(1);
+        // Another client's key is another entry.
+        expect(await b.get(ResultCache.key('bob', 'fx__read', { n: 1 }), 'fx')).toBeUndefined();
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('invalidates an upstream for every instance: shared entries and local copies', async () => {
+      const prefix = 'test-gen:';
+      const a = new RedisResultCache(url, { ttlMs: 60_000, maxEntries: 10, prefix });
+      const b = new RedisResultCache(url, { ttlMs: 60_000, maxEntries: 10, prefix });
+      await Promise.all([a.ready(), b.ready()]);
+      try {
+        const fx = ResultCache.key('alice', 'fx__read', {});
+        const other = ResultCache.key('alice', 'other__read', {});
+        a.set(fx, 'fx', result('fx'));
+        a.set(other, 'other', result('other'));
+        await eventually(async () => b.get(fx, 'fx'), 'the fx entry on B');
+        await eventually(async () => b.get(other, 'other'), 'the other entry on B');
+        expect(b.get(fx, 'fx')).toEqual(result('fx'));
+
+        a.invalidateServer('fx');
+        expect(a.get(fx, 'fx')).toBeInstanceOf(Promise);
+        // B drops its local copy when A's notice arrives, and Redis no longer has the entry.
+        await eventually(
+          async () => (b.get(fx, 'fx') instanceof Promise ? true : undefined),
+          'B to drop its copy',
+        );
+        expect(await b.get(fx, 'fx')).toBeUndefined();
+        expect(await a.get(fx, 'fx')).toBeUndefined();
+        // The other upstream's entries stay.
+        expect(b.get(other, 'other')).toEqual(result('other'));
+        // Entries written after the invalidation are shared again.
+        b.set(fx, 'fx', result('fx again'));
+        expect(await eventually(async () => a.get(fx, 'fx'), 'the new entry on A')).toEqual(
+          result('fx again'),
+        );
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('works as a local cache while Redis is unreachable', async () => {
+      const cache = new RedisResultCache(`redis://127.0.0.1:${await freePort()}`, {
+        ttlMs: 60_000,
+        maxEntries: 10,
+      });
+      try {
+        await expect(cache.ready(500)).rejects.toThrow(/ECONNREFUSED|ready/);
+        const key = ResultCache.key('alice', 'fx__read', {});
+        expect(cache.get(key, 'fx')).toBeUndefined();
+        cache.set(key, 'fx', result('local'));
+        expect(cache.get(key, 'fx')).toEqual(result('local'));
+        cache.invalidateServer('fx');
+        expect(cache.get(key, 'fx')).toBeUndefined();
+        expect(cache.lastError?.message).toMatch(/not invalidated|ECONNREFUSED/);
+      } finally {
+        await cache.close();
+      }
+    });
+  });
+
+  describe('RedisBreakerStateStore', () => {
+    it('tells the other members of a transition, and a late joiner of the breakers open now', async () => {
+      const prefix = 'test-breaker:';
+      const a = new RedisBreakerStateStore(url, { prefix });
+      const b = new RedisBreakerStateStore(url, { prefix });
+      await Promise.all([a.ready(), b.ready()]);
+      const heardByA: Array<[string, BreakerSnapshot]> = [];
+      const heardByB: Array<[string, BreakerSnapshot]> = [];
+      const memberA = a.join((server, snapshot) => heardByA.push([server, snapshot]));
+      b.join((server, snapshot) => heardByB.push([server, snapshot]));
+      let c: RedisBreakerStateStore | undefined;
+      try {
+        memberA.publish('fx', { state: 'open', openedAt: 1234 });
+        await eventually(async () => heardByB[0], 'B to hear the open breaker');
+        expect(heardByB).toEqual([['fx', { state: 'open', openedAt: 1234 }]]);
+        expect(heardByA).toEqual([]);
+
+        c = new RedisBreakerStateStore(url, { prefix });
+        await c.ready();
+        const heardByC: Array<[string, BreakerSnapshot]> = [];
+        c.join((server, snapshot) => heardByC.push([server, snapshot]));
+        await eventually(async () => heardByC[0], 'C to learn of the open breaker');
+        expect(heardByC).toEqual([['fx', { state: 'open', openedAt: 1234 }]]);
+
+        memberA.publish('fx', { state: 'closed', openedAt: 1234 });
+        await eventually(async () => heardByB[1], 'B to hear the breaker close');
+        expect(heardByB[1]).toEqual(['fx', { state: 'closed', openedAt: 1234 }]);
+        await eventually(async () => heardByC[1], 'C to hear the breaker close');
+      } finally {
+        await a.close();
+        await b.close();
+        await c?.close();
+      }
+    });
+  });
+
+  describe('createForwarder with config.redis', () => {
+    it('shares cached results and open breakers between two forwarders', async () => {
+      const sourceA = stubSource();
+      const sourceB = stubSource();
+      const config = { redis: url, cache: { ttlSeconds: 60 } };
+      const options = { config, audit: false as const, breaker: { failureThreshold: 1 } };
+      const a = createForwarder({ ...options, source: sourceA, retry: false });
+      const b = createForwarder({ ...options, source: sourceB, retry: false });
+      try {
+        const cacheA = a.pipeline.cache as RedisResultCache;
+        const cacheB = b.pipeline.cache as RedisResultCache;
+        expect(cacheA).toBeInstanceOf(RedisResultCache);
+        await Promise.all([cacheA.ready(), cacheB.ready()]);
+
+        expect(await a.callTool('fx__read', { n: 1 })).toEqual(result('read {"n":1}'));
+        expect(sourceA.calls).toBe(1);
+        await eventually(
+          async () => cacheB.get(ResultCache.key('anonymous', 'fx__read', { n: 1 }), 'fx'),
+          'the shared entry',
+        );
+        expect(await b.callTool('fx__read', { n: 1 })).toEqual(result('read {"n":1}'));
+        expect(sourceB.calls).toBe(0);
+
+        // list_changed on A drops the entry for B too.
+        a.pipeline.toolsChanged('fx');
+        await eventually(
+          async () => (cacheB.size === 0 ? true : undefined),
+          'B to drop its local copy',
+        );
+        expect(await b.callTool('fx__read', { n: 1 })).toEqual(result('read {"n":1}'));
+        expect(sourceB.calls).toBe(1);
+
+        // A's breaker opens on a lost connection; B refuses without calling its upstream.
+        sourceA.failing = true;
+        await expect(a.callTool('fx__read', { n: 2 })).rejects.toThrow(/connection refused/);
+        expect(a.pipeline.breaker('fx').state).toBe('open');
+        await eventually(
+          async () => (b.pipeline.breaker('fx').state === 'open' ? true : undefined),
+          "B's breaker to open",
+        );
+        await expect(b.callTool('fx__read', { n: 3 })).rejects.toThrow(/circuit breaker open/);
+        expect(sourceB.calls).toBe(1);
+        expect(await b.metrics()).toMatch(
+          /toolwire_forwarder_circuit_breaker_state\{upstream="fx"\} 2/,
+        );
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  });
+});
+
+describe.skipIf(redisServer)('Redis stores', () => {
+  it.skip('are skipped: redis-server is not installed (apt-get install redis-server)', () =>
+    undefined);
+});
