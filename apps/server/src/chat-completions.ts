@@ -47,11 +47,7 @@ const FAULT_CATEGORY: Record<number, ToolErrorCategory> = {
 };
 
 /** The gateway's tools for the model: every call goes through the forwarder's policy pipeline. */
-export function gatewayTools(
-  runtime: Runtime,
-  token: AuthToken | undefined,
-  ctx: ChatContext,
-): AnyTool[] {
+export function gatewayTools(runtime: Runtime, token: AuthToken | undefined): AnyTool[] {
   return visibleTools(runtime, token).map((tool) => ({
     name: tool.name,
     description: tool.description,
@@ -59,7 +55,6 @@ export function gatewayTools(
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
     execute: async (args: unknown, context: { signal: AbortSignal; toolCallId: string }) => {
-      await ctx.shared.prefetch(runtime.forwarder, tool.name, args, token);
       let result;
       try {
         result = await runtime.forwarder.callTool(tool.name, args, {
@@ -235,7 +230,7 @@ export async function handleChatCompletions(
   const { runtime, token } = ctx;
   const model = chatModelFromConfig(runtime.config, request.model);
   const codeMode = runtime.config.codeMode?.enabled === true;
-  const direct = gatewayTools(runtime, token, ctx);
+  const direct = gatewayTools(runtime, token);
   const tools = codeMode
     ? createCodeModeTools({
         source: gatewayToolSource(runtime, token),

@@ -111,7 +111,6 @@ export async function handleDashboardApi(
     if (body.arguments !== undefined && !isRecord(body.arguments)) {
       throw new HttpError(400, 'arguments: expected an object', -32602);
     }
-    await ctx.shared.prefetch(runtime.forwarder, body.name, body.arguments ?? {}, token);
     try {
       const result = await runtime.forwarder.callTool(body.name, body.arguments ?? {}, { token });
       sendJson(res, 200, { ok: true, result });

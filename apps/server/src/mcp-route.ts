@@ -65,10 +65,7 @@ export class McpRoute {
         message = undefined;
       }
       if (!isRecord(message) || !isLegacyRequest(req, message)) {
-        if (isRecord(message)) {
-          await this.prefetchModern(ctx, req, server, message);
-          if (message.method === 'subscriptions/listen') markLongLived(res);
-        }
+        if (isRecord(message) && message.method === 'subscriptions/listen') markLongLived(res);
         // Malformed bodies too: the forwarder answers them with the right JSON-RPC error.
         forwarder.handleMcp(replay(req, body), res, { server });
         return;
@@ -152,45 +149,7 @@ export class McpRoute {
       res.writeHead(202).end();
       return;
     }
-    if (
-      message.method === 'tools/call' &&
-      isRecord(message.params) &&
-      typeof message.params.name === 'string'
-    ) {
-      const name = this.exposedName(ctx, server, message.params.name);
-      if (name) await ctx.shared.prefetch(ctx.forwarder, name, message.params.arguments, token);
-    }
     await answer(req, res, message, ctx.forwarder, { token, server, session, modern: false });
-  }
-
-  private async prefetchModern(
-    ctx: McpRouteContext,
-    req: IncomingMessage,
-    server: string | undefined,
-    message: Record<string, unknown>,
-  ): Promise<void> {
-    if (message.method !== 'tools/call' || !isRecord(message.params)) return;
-    if (typeof message.params.name !== 'string') return;
-    let token: AuthToken | undefined;
-    try {
-      token = authenticate(req, ctx.tokens);
-    } catch {
-      return; // the forwarder refuses the request itself
-    }
-    const name = this.exposedName(ctx, server, message.params.name);
-    if (name) await ctx.shared.prefetch(ctx.forwarder, name, message.params.arguments, token);
-  }
-
-  private exposedName(
-    ctx: McpRouteContext,
-    server: string | undefined,
-    name: string,
-  ): string | undefined {
-    if (server === undefined) return name;
-    for (const entry of ctx.forwarder.pipeline.tools().values()) {
-      if (entry.server === server && entry.tool.originalName === name) return entry.tool.name;
-    }
-    return undefined;
   }
 
   private async session(

@@ -10,7 +10,7 @@ import {
   type AuthToken,
   type CircuitBreakerOptions,
   type Forwarder,
-  type ToolSource,
+  upstreamHealth,
 } from '@toolwire/forwarder';
 import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
 import { CallLog } from './call-log.js';
@@ -173,16 +173,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await registry.start();
     }
     const forwarder = createForwarder({
-      // The registry is the forwarder's ToolSource; the cast bridges a server status ('idle') the
-      // registry reports and the forwarder's type does not list yet.
-      source: registry as unknown as ToolSource,
+      // The registry is the forwarder's ToolSource. With `redis` in the config the forwarder itself
+      // shares rate limits, cached results and circuit-breaker state through Redis.
+      source: registry,
       config: config as Record<string, unknown>,
       audit,
       allowedHosts,
       serverInfo: { name: 'toolwire-server', version: SERVER_VERSION },
       ...(options.breaker ? { breaker: options.breaker } : {}),
     });
-    const detachShared = shared.attach(forwarder, Object.keys(config.mcpServers ?? {}));
     const unsubscribe = forwarder.pipeline.onChange((server) => mcpRoute.toolsChanged(server));
     return {
       config,
@@ -191,10 +190,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       tokens: new Map((config.auth?.tokens ?? []).map((t) => [t.token, t as AuthToken])),
       active: new Set(),
       registryKey,
-      detach: () => {
-        detachShared();
-        unsubscribe();
-      },
+      detach: unsubscribe,
     };
   }
 
@@ -301,8 +297,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         restarts: s.restarts,
       }));
       const enabled = servers.filter((s) => s.status !== 'disabled');
-      const allDown = enabled.length > 0 && enabled.every((s) => s.status === 'down');
-      const degraded = enabled.some((s) => s.status !== 'ok' && s.status !== 'idle');
+      const health = enabled.map((s) => upstreamHealth(s.status).state);
+      const allDown = health.length > 0 && health.every((state) => state === 'down');
+      // An idle (lazy, not yet connected) upstream is healthy: it connects on first use.
+      const degraded = health.some((state) => state !== 'healthy');
       const status = allDown ? 'unavailable' : degraded ? 'degraded' : 'ready';
       sendJson(res, allDown ? 503 : 200, {
         status,
