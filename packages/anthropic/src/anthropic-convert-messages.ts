@@ -1,9 +1,7 @@
 import {
-  parseToolArguments,
-  repairTranscript,
-  toolCallArgumentsObject,
+  prepareTranscript,
+  replayToolArguments,
   toolResultText,
-  validateTranscript,
   type AssistantMessage,
   type ChatWarning,
   type ImagePart,
@@ -36,18 +34,12 @@ export interface AnthropicPrompt {
  * next. A transcript providers would reject is repaired first, and each fix reported.
  */
 export function convertToAnthropicMessages(input: readonly Message[]): AnthropicPrompt {
-  const warnings: ChatWarning[] = [];
-  let messages = input;
-  if (validateTranscript(input).length > 0) {
-    const repair = repairTranscript(input);
-    messages = repair.messages;
-    for (const fix of repair.fixes) warnings.push({ type: 'transcript-repaired', message: fix });
-  }
+  const prepared = prepareTranscript(input);
+  const { messages } = prepared;
+  const warnings: ChatWarning[] = [...prepared.warnings];
 
   const system: string[] = [];
   const out: AnthropicMessageParam[] = [];
-  // The call order of the last assistant turn, so results are sent in exactly that order.
-  let lastCallOrder: string[] = [];
 
   const pushUserBlocks = (blocks: AnthropicContentBlockParam[], mergeIntoToolResults: boolean) => {
     const last = out[out.length - 1];
@@ -85,20 +77,13 @@ export function convertToAnthropicMessages(input: readonly Message[]): Anthropic
       }
       case 'assistant': {
         const blocks = assistantBlocks(message, warnings);
-        lastCallOrder = (message.toolCalls ?? []).map((call) => call.id);
         if (blocks.length > 0) out.push({ role: 'assistant', content: blocks });
         break;
       }
       case 'tool': {
-        const order = new Map(lastCallOrder.map((id, position) => [id, position]));
-        const results = [...message.results].sort(
-          (a, b) =>
-            (order.get(a.toolCallId) ?? Number.MAX_SAFE_INTEGER) -
-            (order.get(b.toolCallId) ?? Number.MAX_SAFE_INTEGER),
-        );
         out.push({
           role: 'user',
-          content: results.map((result) => toolResultBlock(result, warnings)),
+          content: message.results.map((result) => toolResultBlock(result, warnings)),
         });
         break;
       }
@@ -165,22 +150,10 @@ function assistantBlocks(
       type: 'tool_use',
       id: call.id,
       name: call.name,
-      input: replayInput(call.name, call.arguments),
+      input: replayToolArguments(call.name, call.arguments),
     });
   }
   return blocks;
-}
-
-/**
- * `tool_use.input` must be an object. Arguments from another provider may be JSON text; text that
- * does not parse even after repair is replayed as `{}` (the call's result already told the model
- * its arguments were invalid, so nothing is executed from this value).
- */
-function replayInput(toolName: string, raw: unknown): Record<string, unknown> {
-  const direct = toolCallArgumentsObject({ id: '', name: toolName, arguments: raw });
-  if (direct) return direct;
-  const repaired = parseToolArguments({ type: 'object' }, raw, { toolName });
-  return repaired.success ? repaired.value : {};
 }
 
 function toolResultBlock(

@@ -8,14 +8,9 @@ import {
   AuthenticationError,
   CancelledError,
   ConnectionError,
-  ContextOverflowError,
-  InvalidRequestError,
   ProviderError,
-  RateLimitError,
-  SchemaRejectedError,
-  ServerError,
   ToolwireError,
-  parseRetryAfter,
+  providerErrorFromStatus,
 } from '@toolwire/schema';
 
 const PROVIDER = 'anthropic';
@@ -85,30 +80,32 @@ export function mapAnthropicError(
     ...(status !== undefined ? { statusCode: status } : {}),
   };
 
-  if (status === 401 || type === 'authentication_error') return new AuthenticationError(base);
-  if (status === 403 || type === 'permission_error')
-    return new ProviderError('permission_denied', base);
-  if (status === 429 || type === 'rate_limit_error') {
-    const retryAfterMs = parseRetryAfter(error.headers ?? undefined);
-    return new RateLimitError({ ...base, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
-  }
-  if (status === 529 || type === 'overloaded_error')
-    return new ServerError({ ...base, overloaded: true });
-  if (status === 413 || type === 'request_too_large') return new ContextOverflowError(base);
-  if (status === 404 || type === 'not_found_error') return new ProviderError('not_found', base);
-  if ((status !== undefined && status >= 500) || type === 'api_error' || type === 'timeout_error')
-    return new ServerError(base);
-  if (status === 400 || status === 422 || type === 'invalid_request_error') {
-    if (CONTEXT_OVERFLOW.test(apiMessage)) return new ContextOverflowError(base);
-    if (SCHEMA_PROBLEM.test(apiMessage)) {
-      const toolIndex = /tools\.(\d+)/.exec(apiMessage)?.[1];
-      const toolName = toolIndex !== undefined ? options.toolNames?.[Number(toolIndex)] : undefined;
-      return new SchemaRejectedError({ ...base, ...(toolName !== undefined ? { toolName } : {}) });
-    }
-    return new InvalidRequestError(base);
-  }
-  return new ProviderError(status === undefined ? 'stream_protocol' : 'invalid_request', base);
+  // The error type (also sent in stream `error` events, which have no status) decides first.
+  const routed = (type !== undefined ? TYPE_STATUS[type] : undefined) ?? status;
+  if (routed === undefined) return new ProviderError('stream_protocol', base);
+  const toolIndex = /tools\.(\d+)/.exec(apiMessage)?.[1];
+  return providerErrorFromStatus(routed, {
+    ...base,
+    statusCode: status,
+    headers: error.headers ?? undefined,
+    contextOverflow: routed < 500 && CONTEXT_OVERFLOW.test(apiMessage),
+    schemaRejected: SCHEMA_PROBLEM.test(apiMessage),
+    toolName: toolIndex !== undefined ? options.toolNames?.[Number(toolIndex)] : undefined,
+  });
 }
+
+/** The HTTP status each Anthropic error type stands for. */
+const TYPE_STATUS: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
 
 function isAbortLike(error: unknown): boolean {
   return (

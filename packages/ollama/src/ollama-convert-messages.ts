@@ -1,10 +1,8 @@
 import {
-  parseToolArguments,
-  repairTranscript,
-  toolCallArgumentsObject,
+  prepareTranscript,
+  replayToolArguments,
   toolResultText,
   userMessageText,
-  validateTranscript,
   type ChatWarning,
   type ImagePart,
   type Message,
@@ -26,16 +24,11 @@ export function convertToOllamaMessages(input: readonly Message[]): {
   messages: OllamaMessageParam[];
   warnings: ChatWarning[];
 } {
-  const warnings: ChatWarning[] = [];
-  let messages = input;
-  if (validateTranscript(input).length > 0) {
-    const repair = repairTranscript(input);
-    messages = repair.messages;
-    for (const fix of repair.fixes) warnings.push({ type: 'transcript-repaired', message: fix });
-  }
+  const prepared = prepareTranscript(input);
+  const { messages } = prepared;
+  const warnings: ChatWarning[] = [...prepared.warnings];
 
   const out: OllamaMessageParam[] = [];
-  let lastCallOrder: string[] = [];
   for (const message of messages) {
     switch (message.role) {
       case 'system':
@@ -54,9 +47,8 @@ export function convertToOllamaMessages(input: readonly Message[]): {
         break;
       }
       case 'assistant': {
-        lastCallOrder = (message.toolCalls ?? []).map((call) => call.id);
         const calls = (message.toolCalls ?? []).map((call) => ({
-          function: { name: call.name, arguments: replayArguments(call.name, call.arguments) },
+          function: { name: call.name, arguments: replayToolArguments(call.name, call.arguments) },
         }));
         const thinking = (message.reasoning ?? []).map((part) => part.text).join('');
         out.push({
@@ -68,14 +60,8 @@ export function convertToOllamaMessages(input: readonly Message[]): {
         break;
       }
       case 'tool': {
-        const order = new Map(lastCallOrder.map((id, position) => [id, position]));
-        const results = [...message.results].sort(
-          (a, b) =>
-            (order.get(a.toolCallId) ?? Number.MAX_SAFE_INTEGER) -
-            (order.get(b.toolCallId) ?? Number.MAX_SAFE_INTEGER),
-        );
         const moved: Array<{ result: ToolResult; image: ImagePart; number: number }> = [];
-        for (const result of results) {
+        for (const result of message.results) {
           out.push({
             role: 'tool',
             content: toolMessageContent(result, moved),
@@ -117,13 +103,4 @@ function toolMessageContent(
   });
   const text = pieces.join('\n');
   return result.isError && !text.startsWith(FAILURE_PREFIX) ? `${FAILURE_PREFIX}: ${text}` : text;
-}
-
-/** Ollama wants arguments as an object; JSON text from another provider is parsed (and repaired). */
-function replayArguments(toolName: string, raw: unknown): Record<string, unknown> {
-  const direct = toolCallArgumentsObject({ id: '', name: toolName, arguments: raw });
-  if (direct) return direct;
-  const repaired = parseToolArguments({ type: 'object' }, raw, { toolName });
-  // Unparseable text: the call's result already told the model its arguments were invalid.
-  return repaired.success ? repaired.value : {};
 }

@@ -1,17 +1,13 @@
 import {
-  AuthenticationError,
   CancelledError,
   ConnectionError,
   ContextOverflowError,
-  InvalidRequestError,
   ProviderError,
-  RateLimitError,
-  SchemaRejectedError,
   ServerError,
   StreamProtocolError,
   ToolwireError,
   errorMessage,
-  parseRetryAfter,
+  providerErrorFromStatus,
 } from '@toolwire/schema';
 
 const PROVIDER = 'ollama';
@@ -45,31 +41,16 @@ export function mapOllamaError(error: unknown, context: OllamaErrorContext = {})
   const status = statusOf(error);
   const text = errorMessage(error);
   if (status !== undefined) {
-    const base = {
+    return providerErrorFromStatus(status, {
       provider: PROVIDER,
       message: `Ollama ${status}: ${text}`,
-      statusCode: status,
       providerData: { error: text },
       cause: error,
-    };
-    if (status === 401) return new AuthenticationError(base);
-    if (status === 403) return new ProviderError('permission_denied', base);
-    if (status === 404) return new ProviderError('not_found', base);
-    if (status === 429) {
-      const retryAfterMs = parseRetryAfter(context.headers);
-      return new RateLimitError({
-        ...base,
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-      });
-    }
-    if (status === 413 || CONTEXT_OVERFLOW.test(text)) return new ContextOverflowError(base);
-    if (status >= 500)
-      return new ServerError({
-        ...base,
-        overloaded: status === 503 || /server busy|overloaded/i.test(text),
-      });
-    if (SCHEMA_PROBLEM.test(text)) return new SchemaRejectedError(base);
-    return new InvalidRequestError(base);
+      headers: context.headers,
+      contextOverflow: CONTEXT_OVERFLOW.test(text),
+      schemaRejected: SCHEMA_PROBLEM.test(text),
+      overloaded: /server busy|overloaded/i.test(text),
+    });
   }
   if (!(error instanceof Error))
     return new ProviderError('server_error', {

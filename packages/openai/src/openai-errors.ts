@@ -1,17 +1,11 @@
 import {
-  AuthenticationError,
   CancelledError,
   ConnectionError,
-  ContextOverflowError,
-  InvalidRequestError,
   ProviderError,
-  RateLimitError,
-  SchemaRejectedError,
-  ServerError,
   StreamProtocolError,
   ToolwireError,
   errorMessage,
-  parseRetryAfter,
+  providerErrorFromStatus,
 } from '@toolwire/schema';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
@@ -98,36 +92,29 @@ export function mapOpenAIError(error: unknown, context: ErrorContext): ToolwireE
       message: `${provider}: ${status ? `${status} ` : ''}${fields.message}`,
       providerData: error.error,
       cause: error,
-      ...(status ? { statusCode: status } : {}),
     };
     const kind = fields.type ?? fields.code ?? '';
-    if (status === 401 || kind === 'invalid_api_key' || kind === 'authentication_error')
-      return new AuthenticationError(base);
-    if (status === 403) return new ProviderError('permission_denied', base);
-    if (status === 404) return new ProviderError('not_found', base);
-    if (status === 429 || /rate_limit/.test(kind)) {
-      const retryAfterMs = parseRetryAfter(error.headers ?? undefined);
-      return new RateLimitError({
-        ...base,
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-      });
-    }
-    if (fields.code === 'context_length_exceeded' || CONTEXT_OVERFLOW.test(fields.message))
-      return new ContextOverflowError(base);
-    if (status !== undefined && status >= 400 && status < 500) {
-      if (
-        SCHEMA_REJECTED.test(`${fields.code ?? ''} ${fields.param ?? ''} ${fields.message}`) ||
-        /^tools\[\d+\]\.function\.parameters/.test(fields.param ?? '')
-      ) {
-        const toolName = schemaToolName(fields, context.toolNames);
-        return new SchemaRejectedError({ ...base, ...(toolName ? { toolName } : {}) });
-      }
-      return new InvalidRequestError(base);
-    }
-    // 5xx, or an error event inside a stream (no status): the server failed.
-    const overloaded =
-      status === 503 || status === 529 || /overloaded/i.test(`${kind} ${fields.message}`);
-    return new ServerError({ ...base, overloaded });
+    // The error type decides when the status alone would not (or there is none: a stream event).
+    const effectiveStatus =
+      kind === 'invalid_api_key' || kind === 'authentication_error'
+        ? 401
+        : /rate_limit/.test(kind)
+          ? 429
+          : status;
+    const schemaRejected =
+      SCHEMA_REJECTED.test(`${fields.code ?? ''} ${fields.param ?? ''} ${fields.message}`) ||
+      /^tools\[\d+\]\.function\.parameters/.test(fields.param ?? '');
+    // No status (an error event inside a stream): the server failed.
+    return providerErrorFromStatus(effectiveStatus, {
+      ...base,
+      statusCode: status,
+      headers: error.headers ?? undefined,
+      contextOverflow:
+        fields.code === 'context_length_exceeded' || CONTEXT_OVERFLOW.test(fields.message),
+      schemaRejected,
+      toolName: schemaRejected ? schemaToolName(fields, context.toolNames) : undefined,
+      overloaded: /overloaded/i.test(`${kind} ${fields.message}`),
+    });
   }
   if (error instanceof SyntaxError) {
     return new StreamProtocolError({

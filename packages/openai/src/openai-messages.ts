@@ -1,7 +1,6 @@
 import {
-  repairTranscript,
+  prepareTranscript,
   toolCallArgumentsText,
-  validateTranscript,
   type ChatWarning,
   type ImagePart,
   type Message,
@@ -79,12 +78,9 @@ export function convertMessagesToOpenAI(
   options: ConvertMessagesOptions,
   warnings: ChatWarning[],
 ): OpenAIWireMessage[] {
-  let messages = input;
-  if (validateTranscript(input).length > 0) {
-    const repair = repairTranscript(input);
-    messages = repair.messages;
-    for (const fix of repair.fixes) warnings.push({ type: 'transcript-repaired', message: fix });
-  }
+  const prepared = prepareTranscript(input);
+  const { messages } = prepared;
+  warnings.push(...prepared.warnings);
   const out: OpenAIWireMessage[] = [];
   messages.forEach((message, index) => {
     switch (message.role) {

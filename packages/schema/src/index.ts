@@ -27,6 +27,8 @@ export {
   parseRetryAfter,
 } from './provider-errors.js';
 export type { ProviderErrorCode, ProviderErrorOptions } from './provider-errors.js';
+export { providerErrorFromStatus } from './provider-error-from-status.js';
+export type { ProviderErrorFromStatusOptions } from './provider-error-from-status.js';
 export {
   escapePointerSegment,
   joinPointer,
@@ -107,6 +109,8 @@ export type {
 export { Conversation } from './conversation.js';
 export type { ConversationInit } from './conversation.js';
 export { validateTranscript, repairTranscript, pendingToolCalls } from './transcript.js';
+export { prepareTranscript } from './prepare-transcript.js';
+export { replayToolArguments } from './replay-tool-arguments.js';
 export type { TranscriptIssue, TranscriptIssueKind, TranscriptRepair } from './transcript.js';
 export { executeToolCalls, createToolHandler, toolOutputToResult } from './execute-tool-calls.js';
 export type { ExecuteToolCallsOptions, ToolCallHandler } from './execute-tool-calls.js';
