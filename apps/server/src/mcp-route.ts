@@ -3,6 +3,9 @@ import { Readable } from 'node:stream';
 import {
   INVALID_REQUEST,
   UNAUTHORIZED,
+  EVENT_STREAM_HEADERS,
+  respondWithProgress,
+  sseMessage,
   type AuthToken,
   type DispatchContext,
   type Forwarder,
@@ -82,7 +85,7 @@ export class McpRoute {
 
   /** Sends `notifications/tools/list_changed` to every open legacy GET stream of that route. */
   toolsChanged(server: string): void {
-    const line = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`;
+    const line = sseMessage({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     for (const session of this.local.values()) {
       if (session.server !== undefined && session.server !== server) continue;
       for (const stream of session.streams) stream.write(line);
@@ -209,12 +212,7 @@ export class McpRoute {
     const token = authenticate(req, ctx.tokens);
     const session = await this.session(ctx, req, token, server);
     markLongLived(res);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'mcp-session-id': session.id,
-    });
+    res.writeHead(200, { ...EVENT_STREAM_HEADERS, 'mcp-session-id': session.id });
     res.write(': stream open\n\n');
     session.streams.add(res);
     const keepAlive = setInterval(() => res.write(': keepalive\n\n'), 15_000);
@@ -281,37 +279,13 @@ async function answer(
 ): Promise<void> {
   const id = message.id as string | number;
   const controller = new AbortController();
-  const onClose = (): void => {
-    if (!res.writableEnded) controller.abort();
-  };
-  res.on('close', onClose);
   context.session.inflight.set(id, controller);
-  const acceptsStream = String(req.headers.accept ?? '').includes('text/event-stream');
   const headers = { 'mcp-session-id': context.session.id };
-  let streaming = false;
-  const notify = (notification: { method: string; params?: Record<string, unknown> }): void => {
-    if (!acceptsStream || res.writableEnded) return;
-    if (!streaming) {
-      streaming = true;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-        ...headers,
-      });
-    }
-    res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...notification })}\n\n`);
-  };
   try {
-    const response = await forwarder.dispatch(message, {
-      ...context,
-      signal: controller.signal,
-      notify,
-    });
-    if (streaming) res.end(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
-    else sendJson(res, 200, response, headers);
+    await respondWithProgress(req, res, { controller, headers }, (notify) =>
+      forwarder.dispatch(message, { ...context, signal: controller.signal, notify }),
+    );
   } finally {
     context.session.inflight.delete(id);
-    res.off('close', onClose);
   }
 }

@@ -14,6 +14,13 @@ export type {
   TransportKind,
   ProtocolMode,
 } from './config.js';
+export {
+  embeddedDefaultConfig,
+  ensureDemoFolder,
+  serverEntry,
+  toolwireCacheDir,
+} from './default-config.js';
+export type { EmbeddedDefaultConfigOptions, ResolveSpecifier } from './default-config.js';
 export { expandEnv } from './expand-env.js';
 export type { UnsetVariable } from './expand-env.js';
 export { ConfigError, ServerUnavailableError, ToolCallProtocolError } from './errors.js';
