@@ -182,6 +182,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       serverInfo: { name: 'toolwire-server', version: SERVER_VERSION },
       ...(options.breaker ? { breaker: options.breaker } : {}),
     });
+    if (config.redis) {
+      // Share from the first call: wait for the forwarder's Redis stores (they answer locally
+      // until then, and again whenever Redis goes away).
+      await forwarder.ready().catch((error: Error) =>
+        logger.warn('redis unavailable: rate limits, cache and breakers per instance for now', {
+          error: error.message,
+        }),
+      );
+    }
     const unsubscribe = forwarder.pipeline.onChange((server) => mcpRoute.toolsChanged(server));
     return {
       config,

@@ -175,9 +175,12 @@ export class CallPipeline {
     this.breakerStore =
       options.breakerState ??
       (redis ? new RedisBreakerStateStore(redis) : new MemoryBreakerStateStore());
-    this.breakerMember = this.breakerStore.join((server, snapshot) =>
-      this.breaker(server).apply(snapshot),
-    );
+    this.breakerMember = this.breakerStore.join((server, snapshot) => {
+      // Another config's upstream (an older deployment writing to the same Redis) is not ours.
+      if (!this.breakers.has(server) && !this.source.servers().some((s) => s.name === server))
+        return;
+      this.breaker(server).apply(snapshot);
+    });
     this.rules = new ArgumentRules(options.argumentRules);
     this.validate = options.validateArguments ?? true;
     this.retry = options.retry ?? true;
@@ -745,6 +748,14 @@ export class CallPipeline {
     if (error) line.error = error;
     if (traceparent) line.traceId = traceparent.split('-')[1];
     this.audit(line);
+  }
+
+  /** Waits for the stores that connect somewhere (the Redis ones); see `Forwarder.ready`. */
+  async ready(timeoutMs = 5000): Promise<void> {
+    const stores = [this.rateLimiter, this.cache, this.breakerStore] as Array<
+      { ready?: (timeoutMs?: number) => Promise<void> } | undefined
+    >;
+    await Promise.all(stores.map((store) => store?.ready?.(timeoutMs)));
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryBreakerStateStore } from './breaker-store.js';
 import { CircuitBreaker } from './circuit-breaker.js';
+import { createForwarder } from './forwarder.js';
+import { UpstreamError } from './http-upstream.js';
+import type { ToolSource } from './tool-source.js';
 
 describe('CircuitBreaker', () => {
   it('opens after the threshold of consecutive failures and reports the wait', () => {
@@ -70,5 +73,35 @@ describe('MemoryBreakerStateStore', () => {
     late.leave();
     a.publish('fx', { state: 'closed', openedAt: 1 });
     expect(heard).toEqual(['b fx open', 'c fx open', 'b fx closed']);
+  });
+});
+
+describe('createForwarder with a shared breakerState', () => {
+  it("opens a forwarder's breaker when another's opens, ignoring upstreams it does not have", async () => {
+    const breakerState = new MemoryBreakerStateStore();
+    const source: ToolSource = {
+      listTools: () => [
+        { name: 'fx__ping', originalName: 'ping', source: 'fx', inputSchema: { type: 'object' } },
+      ],
+      servers: () => [{ name: 'fx', status: 'ok', tools: 1 }],
+      resolve: () => ({ source: 'fx', originalName: 'ping' }),
+      onToolsChanged: () => () => undefined,
+      callTool: () =>
+        Promise.reject(new UpstreamError('fx', 'connection', 'fx: connection refused')),
+    };
+    const options = { source, breakerState, audit: false as const, retry: false };
+    const a = createForwarder({ ...options, breaker: { failureThreshold: 1 } });
+    const b = createForwarder(options);
+    try {
+      await expect(a.callTool('fx__ping', {})).rejects.toThrow(/connection refused/);
+      expect(a.pipeline.breaker('fx').state).toBe('open');
+      expect(b.pipeline.breaker('fx').state).toBe('open');
+      await expect(b.callTool('fx__ping', {})).rejects.toThrow(/circuit breaker open/);
+      breakerState.join(() => undefined).publish('elsewhere', { state: 'open', openedAt: 1 });
+      expect(await b.metrics()).not.toContain('upstream="elsewhere"');
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });

@@ -136,6 +136,11 @@ export interface Forwarder {
   metrics(): Promise<string>;
   readonly metricsContentType: string;
   readonly pipeline: CallPipeline;
+  /**
+   * Resolves once the stores are connected (with `redis`: calls before that are limited and
+   * cached per instance); rejects with the connection error after `timeoutMs` (default 5 s).
+   */
+  ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -1011,6 +1016,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         },
       };
     },
+    ready: (timeoutMs) => pipeline.ready(timeoutMs),
     async close() {
       closed = true;
       clearInterval(sweep);

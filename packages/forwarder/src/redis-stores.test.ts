@@ -205,6 +205,23 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
   });
 
   describe('createForwarder with config.redis', () => {
+    it('is ready once its stores connect, and says why when Redis does not answer', async () => {
+      const source = stubSource();
+      const up = createForwarder({ source, config: { redis: url }, audit: false });
+      const down = createForwarder({
+        source,
+        config: { redis: `redis://127.0.0.1:${await freePort()}` },
+        audit: false,
+      });
+      try {
+        await up.ready();
+        await expect(down.ready(300)).rejects.toThrow(/ECONNREFUSED|ready/);
+      } finally {
+        await up.close();
+        await down.close();
+      }
+    });
+
     it('shares cached results and open breakers between two forwarders', async () => {
       const sourceA = stubSource();
       const sourceB = stubSource();
@@ -216,7 +233,7 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
         const cacheA = a.pipeline.cache as RedisResultCache;
         const cacheB = b.pipeline.cache as RedisResultCache;
         expect(cacheA).toBeInstanceOf(RedisResultCache);
-        await Promise.all([cacheA.ready(), cacheB.ready()]);
+        await Promise.all([a.ready(), b.ready()]);
 
         expect(await a.callTool('fx__read', { n: 1 })).toEqual(result('read {"n":1}'));
         expect(sourceA.calls).toBe(1);
