@@ -2,13 +2,22 @@
 // (`conformance client --command "<this>"`): the runner starts a scenario server, passes its URL
 // as the last argument, the scenario in MCP_CONFORMANCE_SCENARIO and the revision in
 // MCP_CONFORMANCE_PROTOCOL_VERSION. Everything goes through createRegistry/callTool, like a user's calls.
-import { createRegistry } from '../src/index.js';
+// The server entry has `auth: { type: "oauth" }` (plus the pre-registered client from
+// MCP_CONFORMANCE_CONTEXT when the scenario gives one): the auth scenarios' authorization servers
+// approve at once, so the headless handler reads the code from the redirect.
+import {
+  MemoryOAuthTokenStore,
+  createHeadlessAuthorizationHandler,
+  createRegistry,
+} from '../src/index.js';
 
 const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const revision = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION ?? '2025-11-25';
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? 'null') as {
   toolCalls?: Array<{ name: string; arguments?: Record<string, unknown> }>;
+  client_id?: string;
+  client_secret?: string;
 } | null;
 
 if (!url || !/^https?:\/\//.test(url)) {
@@ -18,7 +27,22 @@ if (!url || !/^https?:\/\//.test(url)) {
 
 const log = (message: string) => console.error(`[conformance-client] ${message}`);
 const registry = createRegistry({
-  config: { mcpServers: { s: { url, protocol: revision >= '2026-07-28' ? 'modern' : 'legacy' } } },
+  config: {
+    mcpServers: {
+      s: {
+        url,
+        protocol: revision >= '2026-07-28' ? 'modern' : 'legacy',
+        auth: {
+          type: 'oauth',
+          ...(context?.client_id ? { clientId: context.client_id } : {}),
+          ...(context?.client_id && context.client_secret
+            ? { clientSecret: context.client_secret }
+            : {}),
+        },
+      },
+    },
+  },
+  oauth: { store: new MemoryOAuthTokenStore(), authorize: createHeadlessAuthorizationHandler() },
   nativeTools: [],
   refreshIntervalMs: 0,
   connectTimeoutMs: 30_000,

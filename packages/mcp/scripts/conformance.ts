@@ -1,6 +1,6 @@
 // Runs the official MCP conformance client scenarios against the registry's client, for protocol
 // revisions 2025-11-25 and 2026-07-28, with conformance-baseline.yml listing the expected failures
-// (the OAuth scenarios: the registry has no OAuth client flow).
+// (the auth extensions the registry's OAuth client does not offer, each with its reason).
 //
 //   pnpm --filter @toolwire/mcp run conformance                          # both revisions
 //   pnpm --filter @toolwire/mcp run conformance -- --requirements 2026-07-28

@@ -36,6 +36,23 @@ export interface McpServerConfig {
   description?: string;
   include?: string[];
   exclude?: string[];
+  /** OAuth 2.1 for a remote server (`url`): tokens are obtained, stored and refreshed by the registry. */
+  auth?: McpOAuthConfig;
+}
+
+/**
+ * `mcpServers.<name>.auth`: OAuth 2.1 authorization code flow with PKCE. Without `clientId` the
+ * client registers itself (dynamic client registration); with it, the client is pre-registered.
+ */
+export interface McpOAuthConfig {
+  type: 'oauth';
+  clientId?: string;
+  /** Only with `clientId` (a confidential pre-registered client). */
+  clientSecret?: string;
+  /** Scopes to ask for when the server does not say which it needs. */
+  scopes?: string[];
+  /** The redirect URI (default `http://127.0.0.1:33418/callback`, served while authorizing). */
+  redirectUrl?: string;
 }
 
 export type NativeToolName = 'hash' | 'time' | 'calculate';
@@ -195,6 +212,25 @@ function checkServerEntries(config: Record<string, unknown>, label: string | und
       throw new ConfigError({
         path,
         problem: 'has both "command" and "url"; keep one',
+        ...(label ? { source: label } : {}),
+      });
+    }
+    if (isPlainObject(entry.auth) && entry.command !== undefined) {
+      throw new ConfigError({
+        path: joinPath(path, 'auth'),
+        problem:
+          'OAuth applies to remote servers ("url"); a stdio server gets credentials through "env"',
+        ...(label ? { source: label } : {}),
+      });
+    }
+    if (
+      isPlainObject(entry.auth) &&
+      entry.auth.clientSecret !== undefined &&
+      entry.auth.clientId === undefined
+    ) {
+      throw new ConfigError({
+        path: joinPath(joinPath(path, 'auth'), 'clientSecret'),
+        problem: 'needs "clientId" (a client secret belongs to a pre-registered client)',
         ...(label ? { source: label } : {}),
       });
     }

@@ -9,6 +9,8 @@ describe('the registry as an MCP client (official conformance runner)', () => {
     ['tools_call', []],
     ['http-invalid-tool-headers', ['--spec-version', '2026-07-28']],
     ['json-schema-2020-12-preservation', []],
+    // OAuth: discovery, dynamic registration, PKCE and the token exchange via the headless handler.
+    ['auth/metadata-default', []],
   ])(
     'passes %s',
     async (scenario, extra) => {

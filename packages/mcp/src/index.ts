@@ -10,6 +10,7 @@ export type {
   McpServerConfig,
   NamespaceConfig,
   NativeToolName,
+  McpOAuthConfig,
   LoadConfigOptions,
   TransportKind,
   ProtocolMode,
@@ -56,5 +57,25 @@ export { searchTools } from './search-tools.js';
 export type { ToolSearchHit } from './search-tools.js';
 export { ProcessTransport } from './stdio-transport.js';
 export type { ProcessTransportOptions } from './stdio-transport.js';
+export { createOAuthSessionFactory } from './oauth.js';
+export type { RegistryOAuthOptions } from './oauth.js';
+export {
+  OAuthSession,
+  OAuthAuthorizationError,
+  DEFAULT_OAUTH_REDIRECT_URL,
+} from './oauth-session.js';
+export type { OAuthSessionOptions } from './oauth-session.js';
+export {
+  createLoopbackAuthorizationHandler,
+  createHeadlessAuthorizationHandler,
+} from './oauth-handlers.js';
+export type {
+  AuthorizationHandler,
+  AuthorizationRequest,
+  LoopbackAuthorizationHandlerOptions,
+  HeadlessAuthorizationHandlerOptions,
+} from './oauth-handlers.js';
+export { FileOAuthTokenStore, MemoryOAuthTokenStore } from './oauth-token-store.js';
+export type { OAuthTokenStore, OAuthCredentials } from './oauth-token-store.js';
 export { stderrLogger } from './logger.js';
 export type { Logger } from './logger.js';

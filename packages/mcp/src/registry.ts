@@ -26,6 +26,7 @@ import {
 import { createGatewayTools } from './gateway-tools.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { createNativeTools } from './native-tools.js';
+import { createOAuthSessionFactory, type RegistryOAuthOptions } from './oauth.js';
 import { assignToolNames, type NamingEntry } from './naming.js';
 import {
   ServerConnection,
@@ -97,6 +98,8 @@ export interface CreateRegistryOptions {
   clientInfo?: { name: string; version: string };
   /** Answers server-to-client requests (elicitation, sampling); each gets the server's name. */
   handlers?: ServerRequestHandlers;
+  /** OAuth for remote servers with `auth: { type: "oauth" }`: token store and the user step. */
+  oauth?: RegistryOAuthOptions;
   /**
    * Read `null` as "absent" for optional arguments whose schema does not accept null (default
    * true): models often send null for optional parameters they do not use.
@@ -180,6 +183,10 @@ class McpRegistry implements Registry {
       : undefined;
     const clientInfo = options.clientInfo ?? { name: 'toolwire', version: '0.1.0' };
     const servers = Object.entries(this.config.mcpServers ?? {});
+    const oauthSession = createOAuthSessionFactory(options.oauth, {
+      ...(options.cacheFile ? { cacheFile: options.cacheFile } : {}),
+      logger: this.logger,
+    });
     for (const [name, config] of servers) {
       if (!isServerEnabled(config)) {
         this.disabled.push({ name, config });
@@ -201,6 +208,7 @@ class McpRegistry implements Registry {
         ...(cached ? { cachedTools: cached.tools } : {}),
         ...(cached?.prior ? { prior: cached.prior } : {}),
         ...(options.handlers ? { handlers: options.handlers } : {}),
+        ...(config.auth ? { oauth: oauthSession(name, config) } : {}),
         lazy: options.lazy ?? false,
         onChange: (reason) => this.changed(name, reason),
         onListed: (tools, prior, protocolVersion) =>

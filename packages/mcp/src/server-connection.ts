@@ -15,6 +15,7 @@ import {
   type StandardSchemaV1,
   type Tool as McpTool,
   type Transport,
+  UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import {
   CancelledError,
@@ -26,6 +27,7 @@ import {
 import { transportOf, type McpServerConfig, type TransportKind } from './config.js';
 import { ServerUnavailableError, ToolCallProtocolError } from './errors.js';
 import type { Logger } from './logger.js';
+import { describeOAuthFailure, isOAuthFailure, type OAuthSession } from './oauth-session.js';
 import { ProcessTransport } from './stdio-transport.js';
 
 /**
@@ -55,6 +57,8 @@ export interface ServerConnectionOptions {
   prior?: PriorDiscovery;
   /** Server-to-client requests (elicitation, sampling); without them the capabilities are not declared. */
   handlers?: ServerRequestHandlers;
+  /** OAuth for a remote server with `auth` in its config (the SDK transports drive the flow). */
+  oauth?: OAuthSession;
   /** Called when the tool list (or the status) changed. */
   onChange: (reason: 'tools' | 'status') => void;
   /** Called after every successful listing, to persist it. */
@@ -229,6 +233,9 @@ export class ServerConnection {
   ): Promise<void> {
     const useLegacy = kind === 'sse' || mode === 'legacy';
     let prior = useLegacy ? ({ kind: 'legacy' } as const) : this.prior;
+    const oauth = this.options.oauth;
+    if (oauth) oauth.signal = signal;
+    let authorizations = 0;
     for (let round = 0; round < 2; round++) {
       // close() may land while a connect is in flight: never start a process after it.
       if (this.closed)
@@ -261,6 +268,20 @@ export class ServerConnection {
         client.onclose = () => this.handleDrop(client, 'the connection closed');
         return;
       } catch (error) {
+        // OAuth: the user step brought back a code; redeem it and connect again with the token.
+        const callback = UnauthorizedError.isInstance(error) ? oauth?.takeCallback() : undefined;
+        if (callback && authorizations < 2 && !signal.aborted) {
+          authorizations++;
+          try {
+            await (transport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(
+              callback,
+            );
+          } finally {
+            await this.teardown();
+          }
+          round--;
+          continue;
+        }
         await this.teardown();
         if (signal.aborted) throw signal.reason ?? error;
         // A stdio server that exits on the unknown server/discover probe is a 2025-era server:
@@ -289,9 +310,11 @@ export class ServerConnection {
     }
     const url = new URL(config.url!);
     const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
+    const oauth = this.options.oauth;
     if (kind === 'sse') {
       return new SSEClientTransport(url, {
         requestInit,
+        ...(oauth ? { authProvider: oauth } : {}),
         ...(config.headers
           ? {
               eventSourceInit: {
@@ -310,6 +333,7 @@ export class ServerConnection {
     }
     return new StreamableHTTPClientTransport(url, {
       requestInit,
+      ...(oauth ? { authProvider: oauth } : {}),
       reconnectionOptions: {
         maxReconnectionDelay: 30_000,
         initialReconnectionDelay: 1000,
@@ -369,10 +393,12 @@ export class ServerConnection {
     const seen = new Set<string>();
     for (let page = 0; page < 1000; page++) {
       // Read the page leniently: one malformed tool must not hide the server's other tools.
-      const result = await client.request(
-        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-        lenientToolList,
-        { ...(signal ? { signal } : {}), ...(timeoutMs ? { timeout: timeoutMs } : {}) },
+      const params = cursor === undefined ? {} : { cursor };
+      const result = await this.reauthorized(client, () =>
+        client.request({ method: 'tools/list', params }, lenientToolList, {
+          ...(signal ? { signal } : {}),
+          ...(timeoutMs ? { timeout: timeoutMs } : {}),
+        }),
       );
       all.push(...result.tools);
       cursor = result.nextCursor;
@@ -459,6 +485,53 @@ export class ServerConnection {
     }
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs ?? this.options.callTimeoutMs;
     const definition = this.tools.find((tool) => tool.name === toolName);
+    try {
+      return await this.reauthorized(client, () =>
+        this.callOnce(client, toolName, args, options, timeoutMs, definition),
+      );
+    } catch (error) {
+      if (this.options.oauth && isOAuthFailure(error))
+        throw new ServerUnavailableError({
+          server: this.name,
+          toolName,
+          reason: describeOAuthFailure(error, this.options.oauth),
+          cause: error,
+        });
+      throw error;
+    }
+  }
+
+  /**
+   * OAuth: a 401 that the refresh token could not fix sends the user through authorization again
+   * (inside the SDK transport) and the request fails with UnauthorizedError. The refused request
+   * never ran, so redeem the new code and send it once more (twice at most: a step-up may follow).
+   */
+  private async reauthorized<T>(client: Client, send: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await send();
+      } catch (error) {
+        const callback =
+          UnauthorizedError.isInstance(error) && attempt < 2
+            ? this.options.oauth?.takeCallback()
+            : undefined;
+        const transport = this.transport;
+        if (!callback || !transport || this.client !== client) throw error;
+        await (transport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(
+          callback,
+        );
+      }
+    }
+  }
+
+  private async callOnce(
+    client: Client,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+    timeoutMs: number,
+    definition: McpTool | undefined,
+  ): Promise<CallToolResult> {
     try {
       const result = await client.callTool(
         { name: toolName, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) },
@@ -576,6 +649,14 @@ export class ServerConnection {
   }
 
   private describeFailure(error: unknown, signal: AbortSignal): string {
+    const oauth = this.options.oauth;
+    if (
+      oauth &&
+      !signal.aborted &&
+      (isOAuthFailure(error) ||
+        (error instanceof SdkHttpError && [401, 403].includes(error.data?.status ?? 0)))
+    )
+      return describeOAuthFailure(error, oauth);
     let reason =
       signal.aborted && TimeoutError.isInstance(signal.reason)
         ? (signal.reason as Error).message
