@@ -205,8 +205,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   sweep.unref();
 
   // list_changed goes to every open legacy GET stream and every modern subscription.
-  pipeline.onChange((server) => {
-    const message = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
+  const broadcastListChanged = (kind: 'tools' | 'prompts' | 'resources', server: string): void => {
+    const message = { jsonrpc: '2.0', method: `notifications/${kind}/list_changed` };
     const line = `event: message\ndata: ${JSON.stringify(message)}\n\n`;
     for (const session of sessions.values()) {
       if (session.server !== undefined && session.server !== server) continue;
@@ -220,6 +220,11 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       };
       listener.res.write(`event: message\ndata: ${JSON.stringify(withId)}\n\n`);
     }
+  };
+  pipeline.onChange((server) => broadcastListChanged('tools', server));
+  // Tool changes already arrive through the pipeline (which also invalidates the cache).
+  const unsubscribeLists = options.source.onListChanged?.(({ server, kind }) => {
+    if (kind !== 'tools') broadcastListChanged(kind, server);
   });
 
   /** Metrics text with the gauges (hidden tools, upstream health) brought up to date. */
@@ -1020,6 +1025,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     async close() {
       closed = true;
       clearInterval(sweep);
+      unsubscribeLists?.();
       for (const listener of listeners) listener.res.end();
       for (const session of sessions.values()) {
         for (const controller of session.inflight.values()) controller.abort();

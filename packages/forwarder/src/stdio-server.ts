@@ -20,6 +20,9 @@ export function serveStdio(
   const unsubscribe = forwarder.pipeline.onChange(() =>
     write({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }),
   );
+  const unsubscribeLists = forwarder.pipeline.source.onListChanged?.(({ kind }) => {
+    if (kind !== 'tools') write({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });
+  });
   lines.on('line', (line) => {
     if (line.trim() === '') return;
     let message: unknown;
@@ -66,6 +69,7 @@ export function serveStdio(
     done,
     close() {
       unsubscribe();
+      unsubscribeLists?.();
       lines.close();
     },
   };

@@ -52,6 +52,13 @@ export interface ToolSource {
   /** The SDK `Client` connected to an upstream, used for resources and prompts when it is not HTTP. */
   getClient?(serverName: string): unknown;
   onToolsChanged(listener: (event: { server: string }) => void): () => void;
+  /**
+   * Optional: told when an upstream's prompts or resources change, so the forwarder can pass
+   * `notifications/prompts|resources/list_changed` on (`@toolwire/mcp`'s registry has it).
+   */
+  onListChanged?(
+    listener: (event: { server: string; kind: 'tools' | 'prompts' | 'resources' }) => void,
+  ): () => void;
 }
 
 /** How an upstream's status counts for readiness (`/readyz`-style checks) and metrics. */

@@ -32,6 +32,7 @@ export type {
   ServerInfo,
   CallToolOptions,
   CreateRegistryOptions,
+  ListChangedEvent,
   ToolStatus,
 } from './registry.js';
 export type { ServerStatus, ServerRequestHandlers } from './server-connection.js';

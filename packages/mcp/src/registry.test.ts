@@ -372,9 +372,12 @@ describe('createRegistry', () => {
     await registry.start();
     const events: string[] = [];
     registry.onToolsChanged((event) => events.push(event.server));
+    const kinds: string[] = [];
+    registry.onListChanged((event) => kinds.push(event.kind));
     await registry.callTool('fx__change_tools', { add: 'extra' });
     await waitFor(() => registry.resolve('fx__extra') !== undefined, 'the added tool');
     expect(events).toContain('fx');
+    expect(kinds).toContain('tools');
     await registry.callTool('fx__change_tools', { destructiveEcho: true });
     await waitFor(
       () =>
@@ -385,6 +388,21 @@ describe('createRegistry', () => {
     expect(registry.log.some((line) => line.includes('annotations of tool "echo" changed'))).toBe(
       true,
     );
+  });
+
+  it('passes on prompts and resources list_changed without touching the tool list', async () => {
+    const registry = registryWith({
+      config: { mcpServers: { fx: fixtureStdioConfig({ tools: ['echo', 'change_lists'] }) } },
+    });
+    await registry.start();
+    const toolEvents: string[] = [];
+    const listEvents: string[] = [];
+    registry.onToolsChanged((event) => toolEvents.push(event.server));
+    registry.onListChanged((event) => listEvents.push(`${event.server}:${event.kind}`));
+    await registry.callTool('fx__change_lists', { prompts: true, resources: true });
+    await waitFor(() => listEvents.length >= 2, 'both list_changed notifications');
+    expect(listEvents.sort()).toEqual(['fx:prompts', 'fx:resources']);
+    expect(toolEvents).toEqual([]);
   });
 
   it('refreshes on list_changed over 2026-07-28 HTTP (subscriptions/listen)', async () => {

@@ -112,6 +112,12 @@ export interface CreateRegistryOptions {
   lazy?: boolean;
 }
 
+/** A server's list of tools, prompts or resources changed. */
+export interface ListChangedEvent {
+  server: string;
+  kind: 'tools' | 'prompts' | 'resources';
+}
+
 export interface Registry {
   /** Connects every enabled server in parallel. Never rejects because a server failed: see `servers()`. */
   start(): Promise<void>;
@@ -130,6 +136,11 @@ export interface Registry {
   /** The SDK client of a connected server (resources, prompts, completions passthrough). */
   getClient(serverName: string): Client | undefined;
   onToolsChanged(listener: (event: { server: string }) => void): () => void;
+  /**
+   * Told when a server's tools, prompts or resources change (`notifications/<kind>/list_changed`),
+   * e.g. so a gateway can pass the notification on to its own clients.
+   */
+  onListChanged(listener: (event: ListChangedEvent) => void): () => void;
   /** Schema-level tools whose execute routes to callTool. Gateway mode: one tool per server plus `search`. */
   asTools(options?: { mode?: 'tools' | 'gateway' }): AnyTool[];
   /** Ranks every tool by how well its name and description match the query. */
@@ -162,6 +173,7 @@ class McpRegistry implements Registry {
   private readonly connections = new Map<string, ServerConnection>();
   private readonly disabled: Array<{ name: string; config: McpServerConfig }> = [];
   private readonly listeners = new Set<(event: { server: string }) => void>();
+  private readonly listListeners = new Set<(event: ListChangedEvent) => void>();
   private readonly cache: ToolCacheFile | undefined;
   private byName = new Map<string, Entry>();
   private ordered: Entry[] = [];
@@ -306,6 +318,11 @@ class McpRegistry implements Registry {
     return () => this.listeners.delete(listener);
   }
 
+  onListChanged(listener: (event: ListChangedEvent) => void): () => void {
+    this.listListeners.add(listener);
+    return () => this.listListeners.delete(listener);
+  }
+
   warnings(): string[] {
     return [...this.namingWarnings];
   }
@@ -441,13 +458,30 @@ class McpRegistry implements Registry {
     };
   }
 
-  private changed(server: string, reason: 'tools' | 'status'): void {
-    if (reason === 'tools') this.rebuild();
+  private changed(server: string, reason: 'tools' | 'status' | 'prompts' | 'resources'): void {
+    if (reason === 'prompts' || reason === 'resources') {
+      this.notifyListChanged({ server, kind: reason });
+      return;
+    }
+    if (reason === 'tools') {
+      this.rebuild();
+      this.notifyListChanged({ server, kind: 'tools' });
+    }
     for (const listener of this.listeners) {
       try {
         listener({ server });
       } catch (error) {
         this.logger.warn(`onToolsChanged listener failed: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  private notifyListChanged(event: ListChangedEvent): void {
+    for (const listener of this.listListeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.logger.warn(`onListChanged listener failed: ${errorMessage(error)}`);
       }
     }
   }

@@ -60,7 +60,7 @@ export interface ServerConnectionOptions {
   /** OAuth for a remote server with `auth` in its config (the SDK transports drive the flow). */
   oauth?: OAuthSession;
   /** Called when the tool list (or the status) changed. */
-  onChange: (reason: 'tools' | 'status') => void;
+  onChange: (reason: 'tools' | 'status' | 'prompts' | 'resources') => void;
   /** Called after every successful listing, to persist it. */
   onListed: (
     tools: McpTool[],
@@ -362,6 +362,21 @@ export class ServerConnection {
           debounceMs: 100,
           onChanged: () => {
             if (this.client === client) void this.refresh('list_changed');
+          },
+        },
+        // Prompts and resources are not cached here; their changes are only passed on.
+        prompts: {
+          autoRefresh: false,
+          debounceMs: 100,
+          onChanged: () => {
+            if (this.client === client) this.options.onChange('prompts');
+          },
+        },
+        resources: {
+          autoRefresh: false,
+          debounceMs: 100,
+          onChanged: () => {
+            if (this.client === client) this.options.onChange('resources');
           },
         },
       },

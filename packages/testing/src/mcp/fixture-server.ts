@@ -16,12 +16,20 @@ export interface FixtureToolDefinition {
 }
 
 export type FixtureBuiltinTool =
-  'echo' | 'add' | 'slow' | 'crash' | 'fail' | 'content' | 'bad_structured' | 'change_tools';
+  | 'echo'
+  | 'add'
+  | 'slow'
+  | 'crash'
+  | 'fail'
+  | 'content'
+  | 'bad_structured'
+  | 'change_tools'
+  | 'change_lists';
 
 export interface FixtureOptions {
   /** serverInfo.name (default "toolwire-fixture"). */
   name?: string;
-  /** Built-in tools to serve (default: all). */
+  /** Built-in tools to serve (default: all but `change_lists`, which is opt-in). */
   tools?: FixtureBuiltinTool[];
   /** Extra tools served verbatim, e.g. with broken schemas or colliding names. */
   extraTools?: FixtureToolDefinition[];
@@ -121,6 +129,15 @@ const definitions: Record<FixtureBuiltinTool, Tool> = {
       required: ['value'],
     },
   },
+  change_lists: {
+    name: 'change_lists',
+    description:
+      'Sends notifications/prompts/list_changed and/or notifications/resources/list_changed (stdio only).',
+    inputSchema: {
+      type: 'object',
+      properties: { prompts: { type: 'boolean' }, resources: { type: 'boolean' } },
+    },
+  },
   change_tools: {
     name: 'change_tools',
     description:
@@ -215,7 +232,13 @@ export function createFixtureServer(
 ): Server {
   const server = new Server(
     { name: state.options.name ?? 'toolwire-fixture', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: true } } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { listChanged: true },
+      },
+    },
   );
   // Connected servers (stdio) notify on their session; per-request HTTP servers publish through
   // `onToolsChanged` instead (sending on a finished request's server would wait forever).
@@ -223,6 +246,10 @@ export function createFixtureServer(
     state.servers.add(server);
     server.onclose = () => state.servers.delete(server);
   }
+
+  // No prompts or resources; the capabilities exist so list_changed for them can be tested.
+  server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
+  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
 
   server.setRequestHandler('tools/list', async (request) => {
     if (state.options.listDelayMs) await sleep(state.options.listDelayMs);
@@ -317,6 +344,14 @@ export function createFixtureServer(
           content: [{ type: 'text', text: '{"value":"nope"}' }],
           structuredContent: { value: 'nope' },
         };
+      case 'change_lists': {
+        for (const target of state.servers) {
+          if (args.prompts === true) await target.sendPromptListChanged().catch(() => undefined);
+          if (args.resources === true)
+            await target.sendResourceListChanged().catch(() => undefined);
+        }
+        return { content: [{ type: 'text', text: 'lists changed' }] };
+      }
       case 'change_tools': {
         if (typeof args.add === 'string') state.added.push(args.add);
         if (typeof args.remove === 'string') state.removed.add(args.remove);
