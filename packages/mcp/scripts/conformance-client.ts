@@ -34,6 +34,7 @@ const registry = createRegistry({
         protocol: revision >= '2026-07-28' ? 'modern' : 'legacy',
         auth: {
           type: 'oauth',
+          ...(scenario === 'auth/client-credentials-basic' ? { grant: 'client_credentials' } : {}),
           ...(context?.client_id ? { clientId: context.client_id } : {}),
           ...(context?.client_id && context.client_secret
             ? { clientSecret: context.client_secret }

@@ -46,6 +46,11 @@ export interface McpServerConfig {
  */
 export interface McpOAuthConfig {
   type: 'oauth';
+  /**
+   * `authorization_code` (default: a user authorizes, PKCE) or `client_credentials` (machine to
+   * machine: no user step; needs `clientId` and `clientSecret`).
+   */
+  grant?: 'authorization_code' | 'client_credentials';
   clientId?: string;
   /** Only with `clientId` (a confidential pre-registered client). */
   clientSecret?: string;
@@ -231,6 +236,17 @@ function checkServerEntries(config: Record<string, unknown>, label: string | und
       throw new ConfigError({
         path: joinPath(joinPath(path, 'auth'), 'clientSecret'),
         problem: 'needs "clientId" (a client secret belongs to a pre-registered client)',
+        ...(label ? { source: label } : {}),
+      });
+    }
+    if (
+      isPlainObject(entry.auth) &&
+      entry.auth.grant === 'client_credentials' &&
+      (entry.auth.clientId === undefined || entry.auth.clientSecret === undefined)
+    ) {
+      throw new ConfigError({
+        path: joinPath(joinPath(path, 'auth'), 'grant'),
+        problem: 'client_credentials needs "clientId" and "clientSecret" (a pre-registered client)',
         ...(label ? { source: label } : {}),
       });
     }

@@ -66,6 +66,22 @@ describe('loadConfig (mcpServers.<name>.auth)', () => {
     expect(error.problem).toContain('needs "clientId"');
   });
 
+  it('accepts client_credentials with a client id and secret, and names what it misses', () => {
+    expect(
+      loadConfig(
+        remote({ type: 'oauth', grant: 'client_credentials', clientId: 'a', clientSecret: 'b' }),
+      ).mcpServers?.api?.auth?.grant,
+    ).toBe('client_credentials');
+    const error = configError(() =>
+      loadConfig(remote({ type: 'oauth', grant: 'client_credentials', clientId: 'a' })),
+    );
+    expect(error.path).toBe('mcpServers.api.auth.grant');
+    expect(error.problem).toContain('"clientSecret"');
+    expect(configError(() => loadConfig(remote({ type: 'oauth', grant: 'implicit' }))).path).toBe(
+      'mcpServers.api.auth.grant',
+    );
+  });
+
   it('rejects OAuth on a stdio server', () => {
     const error = configError(() =>
       loadConfig({ mcpServers: { local: { command: 'x', auth: { type: 'oauth' } } } }),

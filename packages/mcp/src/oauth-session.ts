@@ -3,6 +3,7 @@ import {
   OAuthClientFlowError,
   OAuthError,
   UnauthorizedError,
+  type OAuthClientInformationContext,
   type OAuthClientMetadata,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
@@ -58,7 +59,13 @@ export class OAuthSession implements OAuthClientProvider {
     this.key = `${options.server} ${options.serverUrl}`;
   }
 
-  get redirectUrl(): string {
+  /** `client_credentials`: machine to machine, no user step and no redirect. */
+  private get machine(): boolean {
+    return this.options.config.grant === 'client_credentials';
+  }
+
+  get redirectUrl(): string | undefined {
+    if (this.machine) return undefined;
     return (
       this.options.config.redirectUrl ?? this.options.redirectUrl ?? DEFAULT_OAUTH_REDIRECT_URL
     );
@@ -66,9 +73,17 @@ export class OAuthSession implements OAuthClientProvider {
 
   get clientMetadata(): OAuthClientMetadata {
     const { scopes } = this.options.config;
+    if (this.machine)
+      return {
+        client_name: this.options.clientName ?? 'Toolwire',
+        redirect_uris: [],
+        grant_types: ['client_credentials'],
+        token_endpoint_auth_method: 'client_secret_basic',
+        ...(scopes && scopes.length > 0 ? { scope: scopes.join(' ') } : {}),
+      };
     return {
       client_name: this.options.clientName ?? 'Toolwire',
-      redirect_uris: [this.redirectUrl],
+      redirect_uris: [this.redirectUrl!],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       ...(scopes && scopes.length > 0 ? { scope: scopes.join(' ') } : {}),
@@ -80,10 +95,15 @@ export class OAuthSession implements OAuthClientProvider {
     return this.expectedState;
   }
 
-  clientInformation(): StoredOAuthClientInformation | undefined {
+  clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
     const { clientId, clientSecret } = this.options.config;
+    // A configured client is meant for this server's authorization server, whichever it is.
     if (clientId !== undefined)
-      return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) };
+      return {
+        client_id: clientId,
+        ...(clientSecret ? { client_secret: clientSecret } : {}),
+        ...(ctx?.issuer ? { issuer: ctx.issuer } : {}),
+      };
     return this.store.get(this.key)?.clientInformation;
   }
 
@@ -102,12 +122,23 @@ export class OAuthSession implements OAuthClientProvider {
     this.discovery = undefined;
   }
 
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.machine) return undefined; // the SDK's authorization_code / refresh requests
+    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (scope) params.set('scope', scope);
+    return params;
+  }
+
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (this.machine)
+      throw new OAuthAuthorizationError(
+        'the client_credentials grant was not accepted and there is no user step to fall back on; check clientId and clientSecret',
+      );
     this.callback = undefined;
     const params = await this.options.authorize({
       server: this.server,
       authorizationUrl,
-      redirectUrl: this.redirectUrl,
+      redirectUrl: this.redirectUrl!,
       ...(this.signal ? { signal: this.signal } : {}),
     });
     const error = params.get('error');

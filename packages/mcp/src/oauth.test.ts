@@ -8,6 +8,8 @@ import {
   createLoopbackAuthorizationHandler,
   type AuthorizationHandler,
 } from './oauth-handlers.js';
+import { MemoryOAuthTokenStore } from './oauth-token-store.js';
+import { ServerUnavailableError } from './errors.js';
 import { createRegistry, type Registry } from './registry.js';
 import { startOAuthFixture, type OAuthFixture } from './testing/oauth-fixture.js';
 
@@ -145,6 +147,98 @@ describe('createRegistry (OAuth-protected remote server)', () => {
     expect(server.reason).toContain('mcpServers.secure.auth');
     expect(server.reason).toContain(store);
     expect(registry.listTools()).toEqual([]);
+  });
+
+  it('marks the server down with the OAuth reason when a call needs a new authorization that fails', async () => {
+    fixture = await startOAuthFixture();
+    const store = join(mkdtempSync(join(tmpdir(), 'toolwire-oauth-e2e-')), 'oauth-tokens.json');
+    const registry = registryFor(fixture.mcpUrl, {
+      store,
+      authorize: createHeadlessAuthorizationHandler(),
+    });
+    await registry.start();
+    expect(registry.servers()[0]!.status).toBe('ok');
+    fixture.revokeAll();
+    fixture.refuseAuthorization();
+    const error = await registry.callTool('secure__whoami', {}).catch((e: unknown) => e);
+    expect(ServerUnavailableError.isInstance(error)).toBe(true);
+    expect((error as ServerUnavailableError).reason).toContain('access_denied');
+    expect(registry.servers()[0]).toMatchObject({
+      status: 'down',
+      reason: expect.stringContaining('OAuth authorization failed'),
+    });
+    expect(fixture.calls).toEqual([]);
+  });
+});
+
+describe('createRegistry (OAuth client_credentials)', () => {
+  it('gets a token with the client credentials, without a user step, and again after a 401', async () => {
+    fixture = await startOAuthFixture({
+      machineClient: { clientId: 'robot', clientSecret: 's3cret' },
+    });
+    const authorize = countingHandler();
+    const registry = createRegistry({
+      config: {
+        mcpServers: {
+          secure: {
+            url: fixture.mcpUrl,
+            protocol: 'legacy',
+            auth: {
+              type: 'oauth',
+              grant: 'client_credentials',
+              clientId: 'robot',
+              clientSecret: 's3cret',
+            },
+          },
+        },
+      },
+      nativeTools: [],
+      refreshIntervalMs: 0,
+      logger: quiet,
+      oauth: { store: new MemoryOAuthTokenStore(), authorize },
+    });
+    registries.push(registry);
+    await registry.start();
+    expect(registry.servers()[0]!.status).toBe('ok');
+    expect(fixture.grants).toEqual(['client_credentials']);
+    expect(fixture.registrations).toHaveLength(0);
+    fixture.revokeAll();
+    expect((await registry.callTool('secure__whoami', {})).isError).toBeFalsy();
+    expect(fixture.grants).toEqual(['client_credentials', 'client_credentials']);
+    expect(authorize.runs).toBe(0);
+  });
+
+  it('reports wrong client credentials as down with the OAuth reason', async () => {
+    fixture = await startOAuthFixture({
+      machineClient: { clientId: 'robot', clientSecret: 's3cret' },
+    });
+    const registry = createRegistry({
+      config: {
+        mcpServers: {
+          secure: {
+            url: fixture.mcpUrl,
+            protocol: 'legacy',
+            auth: {
+              type: 'oauth',
+              grant: 'client_credentials',
+              clientId: 'robot',
+              clientSecret: 'x',
+            },
+          },
+        },
+      },
+      nativeTools: [],
+      refreshIntervalMs: 0,
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+      logger: quiet,
+      oauth: { store: new MemoryOAuthTokenStore(), authorize: countingHandler() },
+    });
+    registries.push(registry);
+    await registry.start();
+    expect(registry.servers()[0]).toMatchObject({
+      status: 'down',
+      reason: expect.stringContaining('OAuth authorization failed'),
+    });
   });
 });
 

@@ -505,13 +505,12 @@ export class ServerConnection {
         this.callOnce(client, toolName, args, options, timeoutMs, definition),
       );
     } catch (error) {
-      if (this.options.oauth && isOAuthFailure(error))
-        throw new ServerUnavailableError({
-          server: this.name,
-          toolName,
-          reason: describeOAuthFailure(error, this.options.oauth),
-          cause: error,
-        });
+      if (this.options.oauth && isOAuthFailure(error)) {
+        // The token is gone and could not be renewed: the server is down until it is authorized.
+        const reason = describeOAuthFailure(error, this.options.oauth);
+        this.handleDrop(client, reason);
+        throw new ServerUnavailableError({ server: this.name, toolName, reason, cause: error });
+      }
       throw error;
     }
   }

@@ -12,6 +12,8 @@ export interface OAuthFixtureOptions {
   refuse?: boolean;
   /** Lifetime of access tokens, in seconds (default 3600). */
   expiresIn?: number;
+  /** A pre-registered confidential client that may use the client_credentials grant. */
+  machineClient?: { clientId: string; clientSecret: string };
 }
 
 interface Client {
@@ -43,10 +45,15 @@ export interface OAuthFixture {
   expireAccessTokens(): void;
   /** Invalidates every access and refresh token: only a new authorization helps. */
   revokeAll(): void;
+  /** From now on the authorization endpoint refuses (`error=access_denied`). */
+  refuseAuthorization(): void;
   close(): Promise<void>;
 }
 
-export async function startOAuthFixture(options: OAuthFixtureOptions = {}): Promise<OAuthFixture> {
+export async function startOAuthFixture(
+  fixtureOptions: OAuthFixtureOptions = {},
+): Promise<OAuthFixture> {
+  const options = { ...fixtureOptions };
   const requests: string[] = [];
   const registrations: Client[] = [];
   const authorizations: URLSearchParams[] = [];
@@ -81,9 +88,9 @@ export async function startOAuthFixture(options: OAuthFixtureOptions = {}): Prom
           token_endpoint: `${issuer}/token`,
           registration_endpoint: `${issuer}/register`,
           response_types_supported: ['code'],
-          grant_types_supported: ['authorization_code', 'refresh_token'],
+          grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
           code_challenge_methods_supported: ['S256'],
-          token_endpoint_auth_methods_supported: ['none'],
+          token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
           scopes_supported: ['tools'],
         });
       }
@@ -159,6 +166,23 @@ export async function startOAuthFixture(options: OAuthFixtureOptions = {}): Prom
           refreshTokens.delete(refresh);
           grants.push(grant);
           return json(response, 200, issue(clientId));
+        }
+        if (grant === 'client_credentials' && options.machineClient) {
+          const [id, secret] = Buffer.from(
+            (request.headers.authorization ?? '').replace(/^Basic /, ''),
+            'base64',
+          )
+            .toString('utf8')
+            .split(':')
+            .map(decodeURIComponent);
+          if (
+            id !== options.machineClient.clientId ||
+            secret !== options.machineClient.clientSecret
+          )
+            return json(response, 401, { error: 'invalid_client' });
+          grants.push(grant);
+          const { refresh_token: _none, ...token } = issue(id);
+          return json(response, 200, token);
         }
         return json(response, 400, { error: 'unsupported_grant_type' });
       }
@@ -262,6 +286,9 @@ export async function startOAuthFixture(options: OAuthFixtureOptions = {}): Prom
     revokeAll: () => {
       accessTokens.clear();
       refreshTokens.clear();
+    },
+    refuseAuthorization: () => {
+      options.refuse = true;
     },
     close: async () => {
       await Promise.all([close(authorizationServer), close(resourceServer)]);
