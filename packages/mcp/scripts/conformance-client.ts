@@ -4,7 +4,8 @@
 // MCP_CONFORMANCE_PROTOCOL_VERSION. Everything goes through createRegistry/callTool, like a user's calls.
 // The server entry has `auth: { type: "oauth" }` (plus the pre-registered client from
 // MCP_CONFORMANCE_CONTEXT when the scenario gives one): the auth scenarios' authorization servers
-// approve at once, so the headless handler reads the code from the redirect.
+// approve at once, so the headless handler reads the code from the redirect. The
+// client-credentials scenario is the one that asks for the machine-to-machine grant.
 import {
   MemoryOAuthTokenStore,
   createHeadlessAuthorizationHandler,
