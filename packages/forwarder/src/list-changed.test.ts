@@ -55,7 +55,7 @@ describe('createForwarder', () => {
       }),
     });
     const session = init.headers.get('mcp-session-id')!;
-    expect(session).toBeTruthy();
+    expect(session).toMatch(/^\S+$/);
     await init.text();
     const controller = new AbortController();
     cleanups.push(() => controller.abort());

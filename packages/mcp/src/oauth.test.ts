@@ -90,7 +90,7 @@ describe('createRegistry (OAuth-protected remote server)', () => {
     expect(authorization.get('code_challenge_method')).toBe('S256');
     expect(authorization.get('resource')).toBe(fixture.mcpUrl);
     expect(authorization.get('scope')).toBe('tools');
-    expect(authorization.get('state')).toBeTruthy();
+    expect(authorization.get('state')).toMatch(/^\S{8,}$/);
     // The fixture's token endpoint checked the PKCE verifier against the challenge.
     expect(fixture.grants).toEqual(['authorization_code']);
     expect(authorize.runs).toBe(1);
@@ -99,7 +99,7 @@ describe('createRegistry (OAuth-protected remote server)', () => {
       servers: Record<string, { tokens?: { refresh_token?: string }; clientInformation?: object }>;
     };
     const entry = stored.servers[`secure ${fixture.mcpUrl}`];
-    expect(entry?.tokens?.refresh_token).toBeTruthy();
+    expect(entry?.tokens?.refresh_token).toMatch(/^\S+$/);
     expect(entry?.clientInformation).toMatchObject({ client_id: 'client-1' });
     expect(statSync(store).mode & 0o777).toBe(0o600);
 
