@@ -6,6 +6,7 @@ import { executeToolCalls, type ChatModel, type Message } from '@toolwire/schema
 import { createScriptedModel, type ScriptedTurn } from '../test/scripted-chat-model.js';
 import { calculate, weather } from '../test/test-tools.js';
 import { createAgent } from '../src/index.js';
+import { benchRows } from '@toolwire/bench-kit';
 
 const tools = [calculate, weather];
 const toolTurn: ScriptedTurn = {
@@ -75,11 +76,7 @@ bench
   });
 
 await bench.run();
-const rows = bench.tasks.map((task) => {
-  const result = task.result as { latency?: { mean: number }; mean?: number } | undefined;
-  const meanMs = result?.latency?.mean ?? result?.mean ?? NaN;
-  return { name: task.name, meanUs: meanMs * 1000 };
-});
+const rows = benchRows(bench);
 const baseline = rows[0]!.meanUs;
 for (const row of rows) {
   console.log(

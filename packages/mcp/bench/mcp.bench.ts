@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startFixtureHttpServer } from '@toolwire/testing/mcp';
 import { Bench } from 'tinybench';
 import { createRegistry, type McpServerConfig } from '../src/index.js';
+import { benchRows } from '@toolwire/bench-kit';
 
 const bin = (name: string) =>
   fileURLToPath(
@@ -118,16 +119,7 @@ bench
   });
 await bench.run();
 
-const rows = bench.tasks.map((task) => {
-  const result = task.result as
-    { latency?: { mean: number; p50?: number; p99?: number } } | undefined;
-  return {
-    name: task.name,
-    mean: result?.latency?.mean ?? Number.NaN,
-    p50: result?.latency?.p50 ?? Number.NaN,
-    p99: result?.latency?.p99 ?? Number.NaN,
-  };
-});
+const rows = benchRows(bench);
 const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(0)}`;
 console.log(
@@ -142,9 +134,9 @@ for (const row of rows) {
   const versus =
     row.name.startsWith('raw') || !raw
       ? ''
-      : `p50 ${(row.p50 / raw.p50).toFixed(2)}× (${signed((row.p50 - raw.p50) * 1000)} µs), mean ${(row.mean / raw.mean).toFixed(2)}×`;
+      : `p50 ${(row.p50Us / raw.p50Us).toFixed(2)}× (${signed(row.p50Us - raw.p50Us)} µs), mean ${(row.meanUs / raw.meanUs).toFixed(2)}×`;
   console.log(
-    `   ${row.name.padEnd(42)} ${(row.mean * 1000).toFixed(0).padStart(9)} ${(row.p50 * 1000).toFixed(0).padStart(9)} ${(row.p99 * 1000).toFixed(0).padStart(9)}  ${versus}`,
+    `   ${row.name.padEnd(42)} ${row.meanUs.toFixed(0).padStart(9)} ${row.p50Us.toFixed(0).padStart(9)} ${row.p99Us.toFixed(0).padStart(9)}  ${versus}`,
   );
 }
 

@@ -6,6 +6,7 @@ import { Bench } from 'tinybench';
 import { createOllama } from '../src/index.js';
 import { OllamaStreamAccumulator } from '../src/ollama-stream-accumulator.js';
 import type { OllamaChatChunk } from '../src/ollama-wire.js';
+import { benchRows } from '@toolwire/bench-kit';
 
 const tools: ToolSpec[] = Array.from({ length: 5 }, (_, i) => ({
   name: `tool_${i}`,
@@ -108,14 +109,7 @@ bench
 
 await bench.run();
 
-const rows = bench.tasks.map((task) => {
-  const result = task.result as { latency?: { mean: number; p99?: number } } | undefined;
-  return {
-    name: task.name,
-    meanUs: (result?.latency?.mean ?? Number.NaN) * 1000,
-    p99Us: (result?.latency?.p99 ?? Number.NaN) * 1000,
-  };
-});
+const rows = benchRows(bench);
 const mean = (name: string) => rows.find((row) => row.name === name)!.meanUs;
 
 console.log(`\n@toolwire/ollama benchmarks (Node ${process.versions.node}, ${process.arch})\n`);

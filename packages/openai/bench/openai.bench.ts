@@ -9,6 +9,7 @@ import {
   type OpenAIRequestSettings,
   type OpenAIWireChunk,
 } from '../src/index.js';
+import { benchRows } from '@toolwire/bench-kit';
 
 const tools: ToolSpec[] = Array.from({ length: 10 }, (_, i) => ({
   name: `tool_${i}`,
@@ -136,17 +137,7 @@ bench
 
 await bench.run();
 
-const rows = bench.tasks.map((task) => {
-  const result = task.result as
-    { latency?: { mean: number; p99?: number }; throughput?: { mean: number } } | undefined;
-  const meanMs = result?.latency?.mean ?? Number.NaN;
-  return {
-    name: task.name,
-    meanUs: meanMs * 1000,
-    p99Us: (result?.latency?.p99 ?? Number.NaN) * 1000,
-    opsPerSec: result?.throughput?.mean ?? 1000 / meanMs,
-  };
-});
+const rows = benchRows(bench);
 const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
 const stringifyBaseline = byName['baseline: JSON.stringify of the built body']!.meanUs;
 const parseBaseline = byName['baseline: JSON.parse of the 1,000 chunks']!.meanUs;

@@ -8,6 +8,7 @@ import {
   type JsonSchema,
   type SchemaDialect,
 } from '../src/index.js';
+import { benchRows } from '@toolwire/bench-kit';
 
 const schema: JsonSchema = {
   type: 'object',
@@ -65,17 +66,7 @@ bench.add('baseline: structuredClone per tool', () => structuredClone(schema));
 
 await bench.run();
 
-const rows = bench.tasks.map((task) => {
-  const result = task.result as
-    { latency?: { mean: number; p99?: number }; throughput?: { mean: number } } | undefined;
-  const meanMs = result?.latency?.mean ?? Number.NaN;
-  return {
-    name: task.name,
-    meanUs: meanMs * 1000,
-    p99Us: (result?.latency?.p99 ?? Number.NaN) * 1000,
-    opsPerSec: result?.throughput?.mean ?? 1000 / meanMs,
-  };
-});
+const rows = benchRows(bench);
 const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
 const compileBaseline = byName['baseline: JSON.parse + ajv compile per call']!.meanUs;
 const cloneBaseline = byName['baseline: structuredClone per tool']!.meanUs;
