@@ -16,7 +16,7 @@ import {
   type AuditSink,
 } from './audit-log.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
-import type { AuthToken, ForwarderConfig } from './forwarder-config.js';
+import type { AuthToken, ToolwireConfig } from '@toolwire/config';
 import { HttpUpstream, UpstreamError, type UpstreamMessage } from './http-upstream.js';
 import {
   INTERNAL_ERROR,
@@ -77,7 +77,7 @@ export interface ToolEntry {
 
 export interface CallPipelineOptions {
   source: ToolSource;
-  config: ForwarderConfig;
+  config: ToolwireConfig;
   nativeTools?: AnyTool[];
   upstreams?: Record<
     string,
@@ -108,7 +108,7 @@ const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
  */
 export class CallPipeline {
   readonly source: ToolSource;
-  readonly config: ForwarderConfig;
+  readonly config: ToolwireConfig;
   readonly policy: ToolPolicy;
   readonly metrics: ForwarderMetrics;
   readonly separator: string;

@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read nested JSON-RPC answers */
 import { PassThrough } from 'node:stream';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ConfigError, loadConfig } from '@toolwire/config';
 import { defineTool } from '@toolwire/schema';
 import {
   BasicTracerProvider,
@@ -372,6 +373,32 @@ describe('policy', () => {
     expect(allowed.body.result.content[0].text).toContain('value of k');
     const metrics = await fetch(`${url}/metrics`);
     expect(metrics.status).toBe(401);
+  });
+
+  it('accepts an auth token without a client name, as loadConfig does (one config module)', async () => {
+    const config = loadConfig({ auth: { tokens: [{ token: 'secret-1' }] } });
+    const { url } = await setup({ config });
+    const list = await rpc(
+      `${url}/mcp`,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { authorization: 'Bearer secret-1' },
+    );
+    expect(list.status).toBe(200);
+    expect(list.body.result.tools.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a bad config with a ConfigError that names the dotted path', () => {
+    let thrown: unknown;
+    try {
+      createForwarder({
+        source: createHttpToolSource({}),
+        config: { policy: { rateLimit: { perTool: { fs__write_file: -1 } } } },
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(ConfigError.isInstance(thrown)).toBe(true);
+    expect((thrown as ConfigError).path).toBe('policy.rateLimit.perTool.fs__write_file');
   });
 
   it('refuses calls over the per-tool and per-client rate limits with retryAfterMs', async () => {

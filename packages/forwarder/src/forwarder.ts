@@ -9,10 +9,11 @@ import { runBatch, type BatchCall, type BatchResult } from './batch.js';
 import { CallPipeline, NATIVE, type CallContext } from './call-pipeline.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import {
-  validateForwarderConfig,
+  authTokensOf,
+  validateConfig,
   type AuthToken,
-  type ForwarderConfig,
-} from './forwarder-config.js';
+  type ToolwireConfig,
+} from '@toolwire/config';
 import {
   HttpError,
   LOOPBACK_HOSTS,
@@ -62,7 +63,7 @@ export interface CreateForwarderOptions {
   /** The registry (`@toolwire/mcp`'s `createRegistry(...)`) or any `ToolSource`. */
   source: ToolSource;
   /** The loaded `toolwire.config.json` (policy, auth, cache, redis, mcpServers, namespace). */
-  config?: ForwarderConfig | object;
+  config?: ToolwireConfig | object;
   /** Extra in-process tools (`defineTool` from `@toolwire/schema`), exposed under their own names. */
   nativeTools?: AnyTool[];
   serverInfo?: { name: string; version: string };
@@ -174,11 +175,11 @@ class HttpFailure extends HttpError {
 
 /** Creates the forwarder. It owns no upstream connections beyond its own lean HTTP pool. */
 export function createForwarder(options: CreateForwarderOptions): Forwarder {
-  const config = validateForwarderConfig(options.config);
+  const config = validateConfig(options.config ?? {});
   const metrics = new ForwarderMetrics();
   const pipeline = new CallPipeline({ ...options, config, metrics });
   const serverInfo = options.serverInfo ?? { name: 'toolwire-forwarder', version: '0.1.0' };
-  const tokens = new Map((config.auth?.tokens ?? []).map((token) => [token.token, token]));
+  const tokens = new Map(authTokensOf(config).map((token) => [token.token, token]));
   const sessions = new Map<string, Session>();
   const listeners = new Set<{
     res: ServerResponse;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '@toolwire/schema';
-import type { AuthToken } from './forwarder-config.js';
+import type { AuthToken } from '@toolwire/config';
 import {
   INTERNAL_ERROR,
   INVALID_REQUEST,

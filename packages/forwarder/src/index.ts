@@ -10,8 +10,9 @@ export type {
   CallToolResult,
   SourceCallOptions,
 } from './tool-source.js';
-export { validateForwarderConfig, ForwarderConfigError } from './forwarder-config.js';
-export type { ForwarderConfig, AuthToken, UpstreamServerConfig } from './forwarder-config.js';
+export type { AuthToken } from '@toolwire/config';
+/** @deprecated The forwarder reads the whole `ToolwireConfig` of `@toolwire/config`. */
+export type { ToolwireConfig as ForwarderConfig } from '@toolwire/config';
 export type { CallContext } from './call-pipeline.js';
 export type { BatchCall, BatchResult } from './batch.js';
 export { MemoryRateLimiter, RedisRateLimiter } from './rate-limiter.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallPipeline } from './call-pipeline.js';
-import type { AuthToken } from './forwarder-config.js';
+import type { AuthToken } from '@toolwire/config';
 import type { HttpUpstream } from './http-upstream.js';
 import { INVALID_REQUEST, isRecord, JsonRpcFault } from './json-rpc.js';
 

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import type { AuthToken, ForwarderConfig } from './forwarder-config.js';
+import { authTokensOf, type AuthToken, type ToolwireConfig } from '@toolwire/config';
 
 export type Matcher = (name: string) => boolean;
 
@@ -25,10 +25,10 @@ export class ToolPolicy {
   private readonly tokenAllow = new Map<string, Matcher | undefined>();
   private readonly memo = new Map<string, PolicyRefusal | null>();
 
-  constructor(config: ForwarderConfig) {
+  constructor(config: ToolwireConfig) {
     this.allow = compileGlobs(config.policy?.allow);
     this.block = compileGlobs(config.policy?.block);
-    for (const token of config.auth?.tokens ?? []) {
+    for (const token of authTokensOf(config)) {
       this.tokenAllow.set(token.client, compileGlobs(token.allow));
     }
   }

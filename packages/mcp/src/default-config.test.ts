@@ -10,7 +10,7 @@ import {
   serverEntry,
   toolwireCacheDir,
 } from './default-config.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from '@toolwire/config';
 
 const { resolve } = createRequire(import.meta.url);
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'toolwire-default-'));

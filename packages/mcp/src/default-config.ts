@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import envPaths from 'env-paths';
-import type { ToolwireConfig } from './config.js';
+import type { ToolwireConfig } from '@toolwire/config';
 
 /** Where Toolwire keeps its cache: `${XDG_CACHE_HOME:-~/.cache}/toolwire` on Linux. */
 export function toolwireCacheDir(): string {

@@ -1,10 +1,12 @@
+// The configuration lives in @toolwire/config; re-exported so existing imports keep working.
 export {
   loadConfig,
   configJsonSchema,
   transportOf,
   isServerEnabled,
   pointerToPath,
-} from './config.js';
+  expandEnv,
+} from '@toolwire/config';
 export type {
   ToolwireConfig,
   McpServerConfig,
@@ -14,7 +16,8 @@ export type {
   LoadConfigOptions,
   TransportKind,
   ProtocolMode,
-} from './config.js';
+  UnsetVariable,
+} from '@toolwire/config';
 export {
   embeddedDefaultConfig,
   ensureDemoFolder,
@@ -22,8 +25,6 @@ export {
   toolwireCacheDir,
 } from './default-config.js';
 export type { EmbeddedDefaultConfigOptions, ResolveSpecifier } from './default-config.js';
-export { expandEnv } from './expand-env.js';
-export type { UnsetVariable } from './expand-env.js';
 export { ConfigError, ServerUnavailableError, ToolCallProtocolError } from './errors.js';
 export { createRegistry } from './registry.js';
 export type {

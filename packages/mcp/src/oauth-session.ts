@@ -11,7 +11,7 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { errorMessage } from '@toolwire/schema';
-import type { McpOAuthConfig } from './config.js';
+import type { McpOAuthConfig } from '@toolwire/config';
 import type { AuthorizationHandler } from './oauth-handlers.js';
 import type { OAuthTokenStore } from './oauth-token-store.js';
 

@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import type { McpServerConfig } from './config.js';
+import type { McpServerConfig } from '@toolwire/config';
 import { toolwireCacheDir } from './default-config.js';
 import type { Logger } from './logger.js';
 import { createLoopbackAuthorizationHandler, type AuthorizationHandler } from './oauth-handlers.js';

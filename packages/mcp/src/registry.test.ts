@@ -17,7 +17,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ServerUnavailableError } from './errors.js';
 import { createRegistry, type CreateRegistryOptions, type Registry } from './registry.js';
 import { toToolResult } from './to-tool-result.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from '@toolwire/config';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-registry-'));
 let counter = 0;

@@ -22,7 +22,7 @@ import {
   type McpServerConfig,
   type ToolwireConfig,
   type TransportKind,
-} from './config.js';
+} from '@toolwire/config';
 import { createGatewayTools } from './gateway-tools.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { createNativeTools } from './native-tools.js';

@@ -24,7 +24,7 @@ import {
   validateToolDefinition,
   type ToolSpec,
 } from '@toolwire/schema';
-import { transportOf, type McpServerConfig, type TransportKind } from './config.js';
+import { transportOf, type McpServerConfig, type TransportKind } from '@toolwire/config';
 import { ServerUnavailableError, ToolCallProtocolError } from './errors.js';
 import type { Logger } from './logger.js';
 import { describeOAuthFailure, isOAuthFailure, type OAuthSession } from './oauth-session.js';

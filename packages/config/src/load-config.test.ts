@@ -2,8 +2,16 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './errors.js';
-import { configJsonSchema, loadConfig, pointerToPath, transportOf } from './config.js';
+import { ConfigError } from './config-error.js';
+import {
+  authTokensOf,
+  configJsonSchema,
+  loadConfig,
+  parseConfigText,
+  pointerToPath,
+  transportOf,
+  validateConfig,
+} from './load-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-config-'));
 
@@ -145,6 +153,38 @@ describe('loadConfig', () => {
     );
   });
 
+  it('accepts JSONC trailing commas, as the README examples use them', () => {
+    const config = loadConfig(
+      file('trailing.json', '{\n  "chat": { "model": "m", },\n  // c\n  "redis": "redis://x",\n}'),
+    );
+    expect(config).toEqual({ chat: { model: 'm' }, redis: 'redis://x' });
+  });
+
+  it('names the line and column of a syntax error', () => {
+    const error = configError(() =>
+      loadConfig(file('col.json', '{\n  "redis": "x" "chat": {}\n}')),
+    );
+    expect(error.message).toContain('CommaExpected at line 2, column 16');
+  });
+
+  it('accepts an auth token without a client name and names the client token-<n>', () => {
+    const config = validateConfig(parseConfigText('{"auth":{"tokens":[{"token":"secret-1"}]}}'));
+    expect(authTokensOf(config)).toEqual([{ token: 'secret-1', client: 'token-1' }]);
+  });
+
+  it('refuses the same token twice, naming the second', () => {
+    const error = configError(() =>
+      validateConfig({ auth: { tokens: [{ token: 'a' }, { token: 'b' }, { token: 'a' }] } }),
+    );
+    expect(error.path).toBe('auth.tokens[2].token');
+  });
+
+  it('refuses an empty glob pattern', () => {
+    expect(configError(() => validateConfig({ policy: { allow: ['x', ''] } })).path).toBe(
+      'policy.allow[1]',
+    );
+  });
+
   it('resolves a relative cwd against the config file directory', () => {
     const config = loadConfig(
       file('cwd.json', JSON.stringify({ mcpServers: { a: { command: 'x', cwd: 'sub' } } })),
@@ -154,7 +194,7 @@ describe('loadConfig', () => {
 });
 
 describe('configJsonSchema', () => {
-  it('is the JSON Schema file the package ships', () => {
+  it('equals the committed config.schema.json (run `pnpm --filter @toolwire/config generate` after changing the schema)', () => {
     const shipped = JSON.parse(
       readFileSync(new URL('../config.schema.json', import.meta.url), 'utf8'),
     );

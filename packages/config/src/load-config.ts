@@ -6,93 +6,19 @@ import {
   validateAgainstSchema,
   type JsonSchema,
 } from '@toolwire/schema';
-import schemaDocument from '../config.schema.json' with { type: 'json' };
-import { ConfigError } from './errors.js';
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import {
+  configJsonSchemaDocument,
+  type AuthTokenConfig,
+  type McpServerConfig,
+  type ToolwireConfig,
+  type TransportKind,
+} from './config-schema.js';
+import { ConfigError } from './config-error.js';
 import { expandEnv, joinPath, type UnsetVariable } from './expand-env.js';
 
-/** The JSON Schema of `toolwire.config.json` (also shipped as `@toolwire/mcp/config.schema.json`). */
-export const configJsonSchema: JsonSchema = schemaDocument as JsonSchema;
-
-export type TransportKind = 'stdio' | 'http' | 'sse';
-export type ProtocolMode = 'auto' | 'legacy' | 'modern';
-
-export interface McpServerConfig {
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  url?: string;
-  headers?: Record<string, string>;
-  transport?: 'stdio' | 'http' | 'sse' | 'streamable-http' | 'streamableHttp';
-  type?: 'stdio' | 'http' | 'sse' | 'streamable-http' | 'streamableHttp';
-  enabled?: boolean;
-  disabled?: boolean;
-  protocol?: ProtocolMode;
-  timeoutMs?: number;
-  connectTimeoutMs?: number;
-  refreshIntervalSeconds?: number;
-  priority?: number;
-  prefix?: string;
-  description?: string;
-  include?: string[];
-  exclude?: string[];
-  /** OAuth 2.1 for a remote server (`url`): tokens are obtained, stored and refreshed by the registry. */
-  auth?: McpOAuthConfig;
-}
-
-/**
- * `mcpServers.<name>.auth`: OAuth 2.1 authorization code flow with PKCE. Without `clientId` the
- * client registers itself (dynamic client registration); with it, the client is pre-registered.
- */
-export interface McpOAuthConfig {
-  type: 'oauth';
-  /**
-   * `authorization_code` (default: a user authorizes, PKCE) or `client_credentials` (machine to
-   * machine: no user step; needs `clientId` and `clientSecret`).
-   */
-  grant?: 'authorization_code' | 'client_credentials';
-  clientId?: string;
-  /** Only with `clientId` (a confidential pre-registered client). */
-  clientSecret?: string;
-  /** Scopes to ask for when the server does not say which it needs. */
-  scopes?: string[];
-  /** The redirect URI (default `http://127.0.0.1:33418/callback`, served while authorizing). */
-  redirectUrl?: string;
-}
-
-export type NativeToolName = 'hash' | 'time' | 'calculate';
-
-export interface NamespaceConfig {
-  strategy?: 'prefix' | 'flat' | 'custom';
-  separator?: string;
-  maxLength?: number;
-  aliases?: Record<string, string>;
-  priority?: string[];
-}
-
-export interface ToolwireConfig {
-  $schema?: string;
-  mcpServers?: Record<string, McpServerConfig>;
-  nativeTools?: NativeToolName[];
-  namespace?: NamespaceConfig;
-  gateway?: { mode?: 'tools' | 'gateway' };
-  codeMode?: { enabled?: boolean; excludedTools?: string[] };
-  policy?: {
-    allow?: string[];
-    block?: string[];
-    rateLimit?: { perMinute?: number; perTool?: Record<string, number> };
-    timeoutMs?: number;
-  };
-  auth?: { tokens?: Array<{ token: string; client?: string; allow?: string[] }> };
-  cache?: { ttlSeconds?: number; maxEntries?: number; tools?: string[] };
-  redis?: string;
-  chat?: {
-    provider?: 'openai' | 'anthropic' | 'ollama' | 'xai';
-    baseUrl?: string;
-    apiKey?: string;
-    model?: string;
-  };
-}
+/** The JSON Schema of `toolwire.config.json` (also shipped as `@toolwire/config/config.schema.json`). */
+export const configJsonSchema: JsonSchema = configJsonSchemaDocument() as JsonSchema;
 
 export interface LoadConfigOptions {
   /** Variables for `${VAR}` expansion (default `process.env`). */
@@ -130,24 +56,10 @@ export function loadConfig(
         cause: error,
       });
     }
-    try {
-      raw = JSON.parse(stripJsonComments(text));
-    } catch (error) {
-      throw new ConfigError({
-        path: '',
-        problem: `not valid JSON (${(error as Error).message})`,
-        source: label,
-        cause: error,
-      });
-    }
+    raw = parseConfigText(text, label);
     baseDir ??= dirname(resolve(source));
   }
-  if (!isPlainObject(raw))
-    throw new ConfigError({
-      path: '',
-      problem: 'must be a JSON object',
-      ...(label ? { source: label } : {}),
-    });
+  if (!isPlainObject(raw)) validateConfig(raw, label);
 
   const unset: UnsetVariable[] = [];
   const expanded = expandEnv(raw, options.env ?? process.env, unset) as Record<string, unknown>;
@@ -164,8 +76,51 @@ export function loadConfig(
     );
   }
 
-  checkServerEntries(expanded, label);
-  const result = validateAgainstSchema(configJsonSchema, expanded);
+  validateConfig(expanded, label);
+  const config = expanded as ToolwireConfig;
+  if (baseDir !== undefined && config.mcpServers) {
+    for (const server of Object.values(config.mcpServers)) {
+      if (server.cwd !== undefined) server.cwd = resolve(baseDir, server.cwd);
+    }
+  }
+  return config;
+}
+
+/**
+ * JSONC (comments and trailing commas, as in the docs) to a value. `source` names the file in the
+ * error, which gives the line and column.
+ */
+export function parseConfigText(text: string, source?: string): unknown {
+  const errors: ParseError[] = [];
+  const value: unknown = parseJsonc(text, errors, {
+    allowTrailingComma: true,
+    disallowComments: false,
+  });
+  const first = errors[0];
+  if (first) {
+    const before = text.slice(0, first.offset).split('\n');
+    throw new ConfigError({
+      path: '',
+      problem: `not valid JSON: ${printParseErrorCode(first.error)} at line ${before.length}, column ${before.at(-1)!.length + 1}`,
+      ...(source ? { source } : {}),
+    });
+  }
+  return value;
+}
+
+/**
+ * Checks an already parsed (and expanded) configuration against the schema and the rules a schema
+ * cannot say well; returns it typed. Throws `ConfigError` naming the dotted path.
+ */
+export function validateConfig(value: unknown, source?: string): ToolwireConfig {
+  if (!isPlainObject(value))
+    throw new ConfigError({
+      path: '',
+      problem: 'must be a JSON object',
+      ...(source ? { source } : {}),
+    });
+  checkSemantics(value, source);
+  const result = validateAgainstSchema(configJsonSchema, value);
   if (!result.success) {
     const issue = pickIssue(result.issues);
     const path = pointerToPath(issue.pointer);
@@ -176,19 +131,39 @@ export function loadConfig(
       const near = nearestNames(key, allowed);
       problem = `unknown key${near.length > 0 ? ` (did you mean "${near[0]}"?)` : allowed.length > 0 ? ` (allowed: ${allowed.join(', ')})` : ''}`;
     }
-    throw new ConfigError({ path, problem, ...(label ? { source: label } : {}) });
+    throw new ConfigError({ path, problem, ...(source ? { source } : {}) });
   }
-  const config = expanded as ToolwireConfig;
-  if (baseDir !== undefined && config.mcpServers) {
-    for (const server of Object.values(config.mcpServers)) {
-      if (server.cwd !== undefined) server.cwd = resolve(baseDir, server.cwd);
-    }
-  }
-  return config;
+  return value as ToolwireConfig;
 }
 
-/** Server entries need `command` or `url`; said here in words instead of an anyOf error. */
-function checkServerEntries(config: Record<string, unknown>, label: string | undefined): void {
+/** An `auth.tokens` entry with its client name filled in (`token-<n>` when the entry has none). */
+export interface AuthToken extends AuthTokenConfig {
+  client: string;
+}
+
+/** The `auth.tokens` of a config, each with a client name; empty without `auth`. */
+export function authTokensOf(config: ToolwireConfig): AuthToken[] {
+  return (config.auth?.tokens ?? []).map((entry, index) => ({
+    ...entry,
+    client: entry.client ?? `token-${index + 1}`,
+  }));
+}
+
+/** Rules said here in words instead of a schema error (anyOf, dependencies, uniqueness). */
+function checkSemantics(config: Record<string, unknown>, label: string | undefined): void {
+  if (isPlainObject(config.auth) && Array.isArray(config.auth.tokens)) {
+    const seen = new Set<unknown>();
+    config.auth.tokens.forEach((entry: unknown, index) => {
+      if (!isPlainObject(entry) || typeof entry.token !== 'string') return;
+      if (seen.has(entry.token))
+        throw new ConfigError({
+          path: `auth.tokens[${index}].token`,
+          problem: 'duplicate token (each token names one client)',
+          ...(label ? { source: label } : {}),
+        });
+      seen.add(entry.token);
+    });
+  }
   const servers = config.mcpServers;
   if (!isPlainObject(servers)) return;
   for (const [name, entry] of Object.entries(servers)) {
@@ -282,10 +257,7 @@ export function pointerToPath(pointer: string): string {
 function allowedKeysAt(pointer: string): string[] {
   const segments = pointer.slice(1).split('/').slice(0, -1);
   let schema: JsonSchema | undefined = configJsonSchema;
-  const defs = configJsonSchema.$defs ?? {};
   for (const segment of segments) {
-    if (!schema) return [];
-    if (schema.$ref?.startsWith('#/$defs/')) schema = defs[schema.$ref.slice('#/$defs/'.length)];
     if (!schema) return [];
     if (schema.properties && segment in schema.properties) schema = schema.properties[segment];
     else if (isPlainObject(schema.additionalProperties))
@@ -293,35 +265,7 @@ function allowedKeysAt(pointer: string): string[] {
     else if (isPlainObject(schema.items)) schema = schema.items as JsonSchema;
     else return [];
   }
-  if (schema?.$ref?.startsWith('#/$defs/')) schema = defs[schema.$ref.slice('#/$defs/'.length)];
   return Object.keys(schema?.properties ?? {});
-}
-
-/** Removes // and /* *\/ comments outside strings, so a JSONC file (as in the docs) loads. */
-function stripJsonComments(text: string): string {
-  let out = '';
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (inString) {
-      out += char;
-      if (char === '\\') out += text[++i] ?? '';
-      else if (char === '"') inString = false;
-      continue;
-    }
-    if (char === '"') {
-      inString = true;
-      out += char;
-    } else if (char === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (char === '/' && text[i + 1] === '*') {
-      i += 2;
-      while (i < text.length && !(text[i] === '*' && text[i + 1] === '/')) i++;
-      i++;
-    } else out += char;
-  }
-  return out;
 }
 
 /** Which transport a server entry uses. */

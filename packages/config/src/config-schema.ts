@@ -1,0 +1,297 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+// The one definition of `toolwire.config.json`. The TypeScript types below are `Static<>` of these
+// schemas and `config.schema.json` is generated from `toolwireConfigSchema` at build time
+// (`pnpm --filter @toolwire/config generate`), so adding a key is one edit here (README.md).
+
+/** A string enum as JSON Schema `enum` (TypeBox's union of literals gives less readable errors). */
+function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string } = {},
+) {
+  return Type.Unsafe<T[number]>({ enum: [...values], ...options });
+}
+
+/** An object whose keys are free (`additionalProperties`), as editors and mcp.json files expect. */
+function Dictionary<T extends TSchema>(value: T, options: Record<string, unknown> = {}) {
+  return Type.Unsafe<Record<string, Static<T>>>({
+    type: 'object',
+    additionalProperties: value,
+    ...options,
+  });
+}
+
+/** Glob patterns over exposed names (picomatch syntax, see `@toolwire/schema` `matchGlobs`). */
+const Globs = Type.Array(Type.String({ minLength: 1 }));
+
+const transports = ['stdio', 'http', 'sse', 'streamable-http', 'streamableHttp'] as const;
+
+export const mcpOAuthConfigSchema = Type.Object(
+  {
+    type: Type.Literal('oauth'),
+    grant: Type.Optional(
+      StringEnum(['authorization_code', 'client_credentials'], {
+        description:
+          'authorization_code (default: a user authorizes, with PKCE) or client_credentials (machine to machine; needs clientId and clientSecret).',
+      }),
+    ),
+    clientId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'A pre-registered client; without it the client registers itself (dynamic client registration).',
+      }),
+    ),
+    clientSecret: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "The pre-registered client's secret (confidential clients only).",
+      }),
+    ),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[^\\s]+$' }), {
+        description: 'Scopes to request when the server does not name the ones it needs.',
+      }),
+    ),
+    redirectUrl: Type.Optional(
+      Type.String({
+        pattern: '^https?://',
+        description:
+          'The redirect URI (default http://127.0.0.1:33418/callback, served on loopback while authorizing).',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'OAuth 2.1 (authorization code + PKCE) for a remote server: discovery, dynamic client registration when there is no clientId, token storage and refresh.',
+  },
+);
+
+export const mcpServerConfigSchema = Type.Object(
+  {
+    command: Type.Optional(
+      Type.String({ minLength: 1, description: 'stdio: the program to spawn.' }),
+    ),
+    args: Type.Optional(Type.Array(Type.String())),
+    env: Type.Optional(Dictionary(Type.String())),
+    cwd: Type.Optional(Type.String()),
+    url: Type.Optional(
+      Type.String({
+        pattern: '^https?://',
+        description: 'Remote server: streamable HTTP, or legacy SSE.',
+      }),
+    ),
+    headers: Type.Optional(Dictionary(Type.String())),
+    transport: Type.Optional(
+      StringEnum(transports, {
+        description:
+          'stdio | http (streamable HTTP) | sse (legacy HTTP+SSE). Default: stdio with `command`; with `url`, sse when the path ends in /sse, else http with a fallback to sse.',
+      }),
+    ),
+    type: Type.Optional(
+      StringEnum(transports, { description: 'Alias of `transport` used by some mcp.json files.' }),
+    ),
+    enabled: Type.Optional(Type.Boolean()),
+    disabled: Type.Optional(
+      Type.Boolean({
+        description: 'Alias used by some mcp.json files; `disabled: true` equals `enabled: false`.',
+      }),
+    ),
+    protocol: Type.Optional(
+      StringEnum(['auto', 'legacy', 'modern'], {
+        description:
+          'Protocol negotiation: auto (probe server/discover, fall back to initialize; default), legacy (2025-11-25 initialize and sessions), modern (2026-07-28 only).',
+      }),
+    ),
+    timeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: "Default per-call timeout for this server's tools.",
+      }),
+    ),
+    connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    refreshIntervalSeconds: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        description: 'Re-list tools this often (0 = only on list_changed).',
+      }),
+    ),
+    priority: Type.Optional(
+      Type.Integer({ description: 'Higher wins a name collision (default 0).' }),
+    ),
+    prefix: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]{0,64}$',
+        description: 'Prefix used instead of the server name.',
+      }),
+    ),
+    description: Type.Optional(Type.String()),
+    include: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Only these tools (original names, globs).',
+      }),
+    ),
+    exclude: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Hide these tools (original names, globs).',
+      }),
+    ),
+    /** OAuth 2.1 for a remote server (`url`): tokens are obtained, stored and refreshed by the registry. */
+    auth: Type.Optional(mcpOAuthConfigSchema),
+  },
+  {
+    additionalProperties: false,
+    anyOf: [{ required: ['command'] }, { required: ['url'] }],
+  },
+);
+
+export const namespaceConfigSchema = Type.Object(
+  {
+    strategy: Type.Optional(
+      StringEnum(['prefix', 'flat', 'custom'], {
+        description:
+          "prefix: <server><separator><tool> (default); flat: the tool's own name, prefixed only on a collision; custom: only aliased tools get a new name, the rest keep prefix names. Aliases apply under every strategy.",
+      }),
+    ),
+    separator: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,8}$' })),
+    maxLength: Type.Optional(Type.Integer({ minimum: 16, maximum: 128 })),
+    aliases: Type.Optional(
+      Dictionary(Type.String({ pattern: '^[A-Za-z0-9_-]{1,128}$' }), {
+        description:
+          'Exposed name (as the strategy would produce it, or <server>/<tool>) -> the name to expose instead.',
+      }),
+    ),
+    priority: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Server names, highest priority first: on a name collision the first keeps the name. Native tools always win.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const authTokenConfigSchema = Type.Object(
+  {
+    token: Type.String({ minLength: 1 }),
+    client: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'Name of the client in logs, metrics and rate limits (default: "token-<n>", its position from 1).',
+      }),
+    ),
+    allow: Type.Optional(Globs),
+  },
+  { additionalProperties: false },
+);
+
+export const toolwireConfigSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    mcpServers: Type.Optional(
+      Dictionary(mcpServerConfigSchema, {
+        description: "MCP servers by name. A name becomes the prefix of its tools' exposed names.",
+        propertyNames: { pattern: '^[A-Za-z0-9_.-]{1,64}$' },
+      }),
+    ),
+    nativeTools: Type.Optional(
+      Type.Array(StringEnum(['hash', 'time', 'calculate']), {
+        uniqueItems: true,
+        description: 'Built-in tools to expose (default: hash, time, calculate).',
+      }),
+    ),
+    namespace: Type.Optional(namespaceConfigSchema),
+    gateway: Type.Optional(
+      Type.Object(
+        { mode: Type.Optional(StringEnum(['tools', 'gateway'])) },
+        { additionalProperties: false },
+      ),
+    ),
+    codeMode: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          excludedTools: Type.Optional(Type.Array(Type.String())),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    policy: Type.Optional(
+      Type.Object(
+        {
+          allow: Type.Optional(Globs),
+          block: Type.Optional(Globs),
+          rateLimit: Type.Optional(
+            Type.Object(
+              {
+                perMinute: Type.Optional(Type.Integer({ minimum: 1 })),
+                perTool: Type.Optional(Dictionary(Type.Integer({ minimum: 1 }))),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+          timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    auth: Type.Optional(
+      Type.Object(
+        { tokens: Type.Optional(Type.Array(authTokenConfigSchema)) },
+        { additionalProperties: false },
+      ),
+    ),
+    cache: Type.Optional(
+      Type.Object(
+        {
+          ttlSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+          maxEntries: Type.Optional(Type.Integer({ minimum: 1 })),
+          tools: Type.Optional(Globs),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    redis: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+    chat: Type.Optional(
+      Type.Object(
+        {
+          provider: Type.Optional(StringEnum(['openai', 'anthropic', 'ollama', 'xai'])),
+          baseUrl: Type.Optional(Type.String()),
+          apiKey: Type.Optional(Type.String()),
+          model: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    $id: 'https://toolwire.dev/schemas/toolwire.config.json',
+    title: 'Toolwire configuration (toolwire.config.json)',
+    description:
+      'MCP servers, native tools, naming, gateway mode, code mode, policy, auth, cache, redis and chat settings. A plain Claude Desktop / Cursor `mcpServers` file is valid as is. Every string may use ${VAR} or ${VAR:-default}.',
+    additionalProperties: false,
+  },
+);
+
+export type ToolwireConfig = Static<typeof toolwireConfigSchema>;
+export type McpServerConfig = Static<typeof mcpServerConfigSchema>;
+/**
+ * `mcpServers.<name>.auth`: OAuth 2.1 authorization code flow with PKCE (or client_credentials).
+ * Without `clientId` the client registers itself (dynamic client registration).
+ */
+export type McpOAuthConfig = Static<typeof mcpOAuthConfigSchema>;
+export type NamespaceConfig = Static<typeof namespaceConfigSchema>;
+export type AuthTokenConfig = Static<typeof authTokenConfigSchema>;
+export type NativeToolName = NonNullable<ToolwireConfig['nativeTools']>[number];
+export type TransportKind = 'stdio' | 'http' | 'sse';
+export type ProtocolMode = NonNullable<McpServerConfig['protocol']>;
+
+/** The JSON document written to `config.schema.json` (draft 2020-12, no TypeBox symbols). */
+export function configJsonSchemaDocument(): Record<string, unknown> {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    ...(JSON.parse(JSON.stringify(toolwireConfigSchema)) as Record<string, unknown>),
+  };
+}

@@ -1,0 +1,32 @@
+export {
+  toolwireConfigSchema,
+  mcpServerConfigSchema,
+  mcpOAuthConfigSchema,
+  namespaceConfigSchema,
+  authTokenConfigSchema,
+  configJsonSchemaDocument,
+} from './config-schema.js';
+export type {
+  ToolwireConfig,
+  McpServerConfig,
+  McpOAuthConfig,
+  NamespaceConfig,
+  AuthTokenConfig,
+  NativeToolName,
+  TransportKind,
+  ProtocolMode,
+} from './config-schema.js';
+export {
+  loadConfig,
+  parseConfigText,
+  validateConfig,
+  authTokensOf,
+  configJsonSchema,
+  pointerToPath,
+  transportOf,
+  isServerEnabled,
+} from './load-config.js';
+export type { LoadConfigOptions, AuthToken } from './load-config.js';
+export { ConfigError } from './config-error.js';
+export { expandEnv, joinPath } from './expand-env.js';
+export type { UnsetVariable } from './expand-env.js';
