@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { isRecord } from './json-rpc.js';
-import { compileGlobs, type Matcher } from './policy.js';
+import { compileGlobs, type GlobMatcher as Matcher } from '@toolwire/schema';
 
 /**
  * A rule over the arguments of the tools whose exposed names match `tools` (globs). `paths` names

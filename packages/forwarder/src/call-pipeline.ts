@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Tracer } from '@opentelemetry/api';
 import {
+  compileGlobs,
   errorMessage,
   formatIssues,
   getSchemaValidator,
   ToolwireError,
   type AnyTool,
+  type GlobMatcher as Matcher,
   type SchemaValidator,
 } from '@toolwire/schema';
 import { ArgumentRules, type PathArgumentRule } from './argument-rules.js';
@@ -31,7 +33,7 @@ import {
 } from './json-rpc.js';
 import { ForwarderMetrics } from './metrics.js';
 import { runNativeTool } from './native-tools.js';
-import { compileGlobs, ToolPolicy, type Matcher } from './policy.js';
+import { ToolPolicy } from './policy.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { ResultCache, type ResultCacheStore } from './result-cache.js';
 import {

@@ -1,12 +1,5 @@
-import picomatch from 'picomatch';
 import { authTokensOf, type AuthToken, type ToolwireConfig } from '@toolwire/config';
-
-export type Matcher = (name: string) => boolean;
-
-export function compileGlobs(patterns: readonly string[] | undefined): Matcher | undefined {
-  if (!patterns || patterns.length === 0) return undefined;
-  return picomatch(patterns as string[], { dot: true, nocase: false });
-}
+import { compileGlobs, type GlobMatcher as Matcher } from '@toolwire/schema';
 
 /** Why a tool is refused; `policy` names the rule so the error can say which one. */
 export interface PolicyRefusal {

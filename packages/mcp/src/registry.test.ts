@@ -709,4 +709,27 @@ describe('createRegistry', () => {
     await registry.start();
     expect(registry.listTools().map((t) => t.name)).toEqual(['fx__echo', 'fx__add']);
   });
+
+  it('matches include and exclude with the same globs as policy ({a,b}_* braces, [ab] classes)', async () => {
+    const registry = registryWith({
+      config: {
+        mcpServers: {
+          fx: {
+            ...fixtureStdioConfig(),
+            include: ['{echo,add}', '[cf]*'],
+            exclude: ['c[r]ash'],
+          },
+        },
+      },
+      nativeTools: [],
+    });
+    await registry.start();
+    expect(registry.listTools().map((t) => t.name)).toEqual([
+      'fx__echo',
+      'fx__add',
+      'fx__fail',
+      'fx__content',
+      'fx__change_tools',
+    ]);
+  });
 });

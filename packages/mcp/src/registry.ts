@@ -7,6 +7,7 @@ import {
   errorMessage,
   failureText,
   isToolContentOutput,
+  matchesGlob,
   parseToolArguments,
   toolContent,
   toolFailureFromError,
@@ -579,19 +580,9 @@ function fromMcpTool(server: string, tool: McpTool): Omit<RegistryTool, 'name' |
 }
 
 function included(name: string, config: McpServerConfig): boolean {
-  if (config.include && !config.include.some((pattern) => globMatch(pattern, name))) return false;
-  if (config.exclude?.some((pattern) => globMatch(pattern, name))) return false;
+  if (config.include && !matchesGlob(config.include, name)) return false;
+  if (config.exclude && matchesGlob(config.exclude, name)) return false;
   return true;
-}
-
-function globMatch(pattern: string, name: string): boolean {
-  const regex = new RegExp(
-    `^${pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.')}$`,
-  );
-  return regex.test(name);
 }
 
 /** Checks structured content against the tool's output schema; a mismatch becomes an error result. */

@@ -148,3 +148,5 @@ export type {
   FunctionCallResponse,
   FinalResponse,
 } from './stage-schemas.js';
+export { compileGlobs, matchesGlob } from './glob.js';
+export type { GlobMatcher } from './glob.js';
