@@ -36,10 +36,30 @@ export class CallLog {
     return this.entries.filter((entry) => entry.seq > seq && visible(entry.tool));
   }
 
-  /** p50 and p95 of the recent call durations, in ms. */
-  percentiles(): { p50: number; p95: number } {
-    if (this.durations.length === 0) return { p50: 0, p95: 0 };
-    const sorted = [...this.durations].sort((a, b) => a - b);
+  /**
+   * Totals and percentiles over the logged calls `keep` accepts: what a limited token may see of
+   * the gateway's traffic (its own calls), where `totals` counts everyone's.
+   */
+  summary(keep: (entry: LoggedCall) => boolean): CallLog['totals'] & { p50: number; p95: number } {
+    const totals = { calls: 0, ok: 0, toolErrors: 0, errors: 0, refused: 0, cached: 0 };
+    const durations: number[] = [];
+    for (const entry of this.entries) {
+      if (!keep(entry)) continue;
+      totals.calls++;
+      if (entry.outcome === 'ok') totals.ok++;
+      else if (entry.outcome === 'tool_error') totals.toolErrors++;
+      else if (entry.outcome === 'error') totals.errors++;
+      else if (entry.outcome === 'refused') totals.refused++;
+      else if (entry.outcome === 'cached') totals.cached++;
+      if (entry.outcome !== 'refused') durations.push(entry.durationMs);
+    }
+    return { ...totals, ...this.percentiles(durations) };
+  }
+
+  /** p50 and p95 of the recent call durations (or of `durations`), in ms. */
+  percentiles(durations: readonly number[] = this.durations): { p50: number; p95: number } {
+    if (durations.length === 0) return { p50: 0, p95: 0 };
+    const sorted = [...durations].sort((a, b) => a - b);
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
     return { p50: Math.round(at(0.5) * 10) / 10, p95: Math.round(at(0.95) * 10) / 10 };
   }

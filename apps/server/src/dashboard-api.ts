@@ -38,6 +38,26 @@ export function visibleTools(runtime: Runtime, token: AuthToken | undefined) {
   }));
 }
 
+/**
+ * Upstreams this token reaches, as `/readyz` and the dashboard show them. The status reason can
+ * quote the upstream's stderr (where a failing server may print secrets): only a token granted
+ * `"*"` sees it.
+ */
+export function visibleServers(runtime: Runtime, token: AuthToken | undefined) {
+  const scope = runtime.forwarder.pipeline.scope(token);
+  return runtime.registry
+    .servers()
+    .filter((s) => scope.all || scope.servers.has(s.name))
+    .map((s) => ({
+      name: s.name,
+      status: s.status,
+      ...(s.reason && scope.all ? { reason: s.reason } : {}),
+      tools: s.tools,
+      transport: s.transport,
+      restarts: s.restarts,
+    }));
+}
+
 /** A code-mode tool source that sends every call through the forwarder's policy pipeline. */
 export function gatewayToolSource(
   runtime: Runtime,
@@ -68,7 +88,10 @@ export async function handleDashboardApi(
 ): Promise<void> {
   const { runtime, token } = ctx;
   const pipeline = runtime.forwarder.pipeline;
-  const mayCall = (tool: string): boolean => pipeline.policy.check(tool, token) === null;
+  const mayCall = (tool: string): boolean => {
+    const entry = pipeline.tools().get(tool);
+    return (entry ? pipeline.refusal(entry, token) : pipeline.policy.check(tool, token)) === null;
+  };
   const ownCall = (client: string): boolean => token === undefined || client === token.client;
 
   if (path === '/api/overview' && req.method === 'GET') {
@@ -82,16 +105,11 @@ export async function handleDashboardApi(
         codeMode: runtime.config.codeMode?.enabled === true,
         chatModel: runtime.config.chat?.model ?? null,
       },
-      servers: runtime.registry.servers().map((s) => ({
-        name: s.name,
-        status: s.status,
-        ...(s.reason ? { reason: s.reason } : {}),
-        tools: s.tools,
-        transport: s.transport,
-        restarts: s.restarts,
-      })),
+      servers: visibleServers(runtime, token),
       tools: visibleTools(runtime, token),
-      metrics: { ...ctx.callLog.totals, ...ctx.callLog.percentiles() },
+      metrics: pipeline.policy.grantsEverything(token)
+        ? { ...ctx.callLog.totals, ...ctx.callLog.percentiles() }
+        : ctx.callLog.summary((call) => ownCall(call.client) && mayCall(call.tool)),
     });
     return;
   }

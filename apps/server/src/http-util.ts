@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { checkHost as checkHostAgainst } from '@toolwire/forwarder';
+import { checkHost as checkHostAgainst, type AllowedOrigins } from '@toolwire/forwarder';
 
 // The HTTP and JSON-RPC helpers the gateway shares with the forwarder (`HttpError`, body reading
 // with a size limit, JSON answers, Host/Origin and bearer-token checks) come from
@@ -8,15 +8,24 @@ export {
   HttpError,
   LOOPBACK_HOSTS,
   authenticate,
+  checkJsonContentType,
+  decodePathSegment,
   readBody,
   readJson,
   sendJson,
   sendHttpError as sendError,
 } from '@toolwire/forwarder';
 
-/** DNS-rebinding protection: `Host` and `Origin` must name an allowed host (403 otherwise). */
-export function checkHost(req: IncomingMessage, allowed: readonly string[] | '*'): void {
-  checkHostAgainst(req, allowed, '--allowed-hosts');
+/**
+ * DNS-rebinding and cross-site protection: `Host` must name an allowed host, `Origin` must be the
+ * gateway's own or one of `origins`, and `Sec-Fetch-Site` must not say cross-site (403 otherwise).
+ */
+export function checkHost(
+  req: IncomingMessage,
+  allowed: readonly string[] | '*',
+  origins: AllowedOrigins = [],
+): void {
+  checkHostAgainst(req, allowed, '--allowed-hosts', origins);
 }
 
 const longLived = new WeakSet<ServerResponse>();

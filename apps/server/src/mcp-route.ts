@@ -3,6 +3,8 @@ import { Readable } from 'node:stream';
 import {
   INVALID_REQUEST,
   UNAUTHORIZED,
+  checkMcpAccept,
+  invalidIdReason,
   EVENT_STREAM_HEADERS,
   respondWithProgress,
   sseMessage,
@@ -49,6 +51,7 @@ export class McpRoute {
     server: string | undefined,
   ): Promise<void> {
     const { forwarder } = ctx;
+    checkMcpAccept(req);
     if (server !== undefined && forwarder.pipeline.httpUpstream(server)) {
       forwarder.handleMcp(req, res, { server });
       return;
@@ -66,6 +69,15 @@ export class McpRoute {
         message = JSON.parse(body.toString('utf8'));
       } catch {
         message = undefined;
+      }
+      const badId = isRecord(message) ? invalidIdReason(message) : undefined;
+      if (badId) {
+        sendJson(res, 400, {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: INVALID_REQUEST, message: badId },
+        });
+        return;
       }
       if (!isRecord(message) || !isLegacyRequest(req, message)) {
         if (isRecord(message) && message.method === 'subscriptions/listen') markLongLived(res);

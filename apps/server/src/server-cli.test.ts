@@ -29,11 +29,15 @@ describe('parseServerArgs', () => {
       help: false,
     });
     expect(parseServerArgs([], { TOOLWIRE_ALLOWED_HOSTS: '*' }).allowedHosts).toBe('*');
+    expect(parseServerArgs(['--request-timeout-ms', '45000'], {}).requestTimeoutMs).toBe(45_000);
   });
 
   it('refuses unknown flags and bad ports', () => {
     expect(() => parseServerArgs(['--nope'], {})).toThrow(UsageError);
     expect(() => parseServerArgs(['--port', '70000'], {})).toThrow(/--port/);
     expect(() => parseServerArgs(['stray'], {})).toThrow(UsageError);
+    expect(() => parseServerArgs(['--request-timeout-ms', 'soon'], {})).toThrow(
+      /--request-timeout-ms/,
+    );
   });
 });

@@ -8,16 +8,18 @@ export interface ServerArgs {
   host: string;
   port: number;
   allowedHosts?: string[] | '*';
+  requestTimeoutMs?: number;
   help: boolean;
 }
 
-export const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] [--port 8787] [--allowed-hosts a,b|*]
+export const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] [--port 8787] [--allowed-hosts a,b|*] [--request-timeout-ms 30000]
 
   --config FILE         toolwire.config.json (default: ./toolwire.config.json if present, else the built-in configuration)
   --host HOST           address to bind (default 127.0.0.1)
   --port PORT           port (default 8787; 0 picks a free one)
-  --allowed-hosts LIST  Host/Origin names accepted besides loopback (DNS-rebinding protection); "*" behind a proxy that checks them
-                        (also TOOLWIRE_ALLOWED_HOSTS)
+  --allowed-hosts LIST  Host names, and browser origins (http://app.example:3000), accepted besides the gateway's own
+                        (DNS-rebinding and cross-site protection); "*" behind a proxy that checks them (also TOOLWIRE_ALLOWED_HOSTS)
+  --request-timeout-ms MS  a whole request, body included, must arrive within this (default 30000; headers: 10 s)
 
 Signals: SIGTERM/SIGINT stop gracefully (in-flight calls finish, stdio servers are stopped); SIGHUP reloads the config.
 `;
@@ -38,6 +40,7 @@ export function parseServerArgs(
         host: { type: 'string' },
         port: { type: 'string' },
         'allowed-hosts': { type: 'string' },
+        'request-timeout-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -61,8 +64,19 @@ export function parseServerArgs(
             .map((h) => h.trim().toLowerCase())
             .filter(Boolean);
   }
+  const timeoutText = values['request-timeout-ms'];
+  const requestTimeoutMs = timeoutText === undefined ? undefined : Number(timeoutText);
+  if (
+    requestTimeoutMs !== undefined &&
+    (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 1000)
+  ) {
+    throw new UsageError(
+      `--request-timeout-ms: expected a whole number of milliseconds >= 1000, got "${timeoutText}"`,
+    );
+  }
   return {
     ...(values.config !== undefined ? { configPath: values.config } : {}),
+    ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     host: values.host ?? '127.0.0.1',
     port,
     ...(allowedHosts !== undefined ? { allowedHosts } : {}),
@@ -93,6 +107,7 @@ export async function runServerCli(argv: string[]): Promise<number> {
       host: args.host,
       port: args.port,
       ...(allowedHosts !== undefined ? { allowedHosts } : {}),
+      ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
     });
   } catch (error) {
     const bad = error instanceof ConfigError || ToolwireError.isInstance(error);

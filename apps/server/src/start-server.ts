@@ -15,7 +15,7 @@ import {
 import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
 import { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels } from './chat-completions.js';
-import { handleDashboardApi } from './dashboard-api.js';
+import { handleDashboardApi, visibleServers } from './dashboard-api.js';
 import { DASHBOARD_HTML } from './dashboard-page.js';
 import { embeddedDefaultConfig, toolwireCacheDir } from './default-config.js';
 import {
@@ -23,6 +23,8 @@ import {
   LOOPBACK_HOSTS,
   authenticate,
   checkHost,
+  checkJsonContentType,
+  decodePathSegment,
   isLongLived,
   sendError,
   sendJson,
@@ -52,6 +54,12 @@ export interface StartServerOptions {
   allowedHosts?: string[] | '*';
   /** Largest request body accepted, in bytes (default 4 MiB). */
   maxBodyBytes?: number;
+  /** A request's headers must arrive within this (default 10 s); slow senders are cut off. */
+  headersTimeoutMs?: number;
+  /** A whole request, body included, must arrive within this (default 30 s). */
+  requestTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this (default 5 s). */
+  keepAliveTimeoutMs?: number;
   /** How long shutdown waits for in-flight requests (default 10 s). */
   shutdownGraceMs?: number;
   /** Reload when the config file changes (default true when the config came from a file). */
@@ -133,6 +141,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       ...(host === '0.0.0.0' || host === '::' ? [] : [host.toLowerCase()]),
     ]),
   ];
+  // Origins other than the gateway's own: only those named in allowedHosts beyond the loopback
+  // defaults (a page on another port of localhost is another origin).
+  const allowedOrigins: string[] | '*' =
+    options.allowedHosts === '*'
+      ? '*'
+      : (options.allowedHosts ?? [])
+          .map((name) => name.toLowerCase())
+          .filter((name) => !LOOPBACK_HOSTS.includes(name) && name !== host.toLowerCase());
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const callLog = new CallLog(200);
   const mcpRoute = new McpRoute();
@@ -179,6 +195,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       config: config as Record<string, unknown>,
       audit,
       allowedHosts,
+      allowedOrigins,
       serverInfo: { name: 'toolwire-server', version: SERVER_VERSION },
       ...(options.breaker ? { breaker: options.breaker } : {}),
     });
@@ -245,23 +262,36 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     return reloading;
   }
 
-  const server = createServer({ keepAliveTimeout: 30_000, requestTimeout: 0 }, (req, res) => {
-    const current = runtime;
-    current.active.add(res);
-    const done = (): void => {
-      current.active.delete(res);
-    };
-    res.once('finish', done);
-    res.once('close', done);
-    route(current, req, res).catch((error: unknown) => {
-      if (!(error instanceof HttpError)) {
-        logger.error('request failed', { path: req.url, error: (error as Error).message });
-      }
-      sendError(res, error);
-    });
-  });
-  server.on('clientError', (error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout),
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
+      // How often Node looks for connections past those timeouts (default 30 s).
+      connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+    },
+    (req, res) => {
+      const current = runtime;
+      current.active.add(res);
+      const done = (): void => {
+        current.active.delete(res);
+      };
+      res.once('finish', done);
+      res.once('close', done);
+      route(current, req, res).catch((error: unknown) => {
+        if (!(error instanceof HttpError)) {
+          logger.error('request failed', { path: req.url, error: (error as Error).message });
+        }
+        sendError(res, error);
+      });
+    },
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // A request that took too long answers 408 (Node's timeouts); anything else malformed, 400.
+    const status =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
     logger.debug('client error', { error: error.message });
   });
 
@@ -278,11 +308,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (shuttingDown) {
       throw new HttpError(503, 'The gateway is shutting down', -32603, { connection: 'close' });
     }
-    checkHost(req, allowedHosts);
+    checkHost(req, allowedHosts, allowedOrigins);
+    checkJsonContentType(req);
     if (path === '/mcp') return mcpRoute.handle(context(current), req, res, undefined);
     const passthrough = /^\/servers\/([^/]+)\/mcp$/.exec(path);
     if (passthrough) {
-      return mcpRoute.handle(context(current), req, res, decodeURIComponent(passthrough[1]!));
+      return mcpRoute.handle(context(current), req, res, decodePathSegment(passthrough[1]!));
     }
     if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(200, {
@@ -297,15 +328,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     }
     const token = authenticate(req, current.tokens);
     if (path === '/readyz' && req.method === 'GET') {
-      const servers = current.registry.servers().map((s) => ({
-        name: s.name,
-        status: s.status,
-        ...(s.reason ? { reason: s.reason } : {}),
-        tools: s.tools,
-        transport: s.transport,
-        restarts: s.restarts,
-      }));
-      const enabled = servers.filter((s) => s.status !== 'disabled');
+      // The gateway's readiness is the same for everyone; the details follow the token's scope.
+      const enabled = current.registry.servers().filter((s) => s.status !== 'disabled');
       const health = enabled.map((s) => upstreamHealth(s.status).state);
       const allDown = health.length > 0 && health.every((state) => state === 'down');
       // An idle (lazy, not yet connected) upstream is healthy: it connects on first use.
@@ -314,12 +338,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       sendJson(res, allDown ? 503 : 200, {
         status,
         tools: current.forwarder.pipeline.visibleTools(token).tools.length,
-        servers,
+        servers: visibleServers(current, token),
       });
       return;
     }
     if (path === '/metrics' && req.method === 'GET') {
-      const text = await current.forwarder.metrics();
+      const text = await current.forwarder.metrics(token);
       res.writeHead(200, { 'content-type': current.forwarder.metricsContentType }).end(text);
       return;
     }

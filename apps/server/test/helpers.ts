@@ -66,7 +66,12 @@ export async function modernCall(
   params: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ): Promise<RpcAnswer> {
-  const name = method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
+  const name =
+    method === 'tools/call' || method === 'prompts/get'
+      ? params.name
+      : method === 'resources/read'
+        ? params.uri
+        : undefined;
   const response = await fetch(url, {
     method: 'POST',
     headers: {

@@ -101,9 +101,12 @@ describe('startServer', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(other.status).toBe(404);
-    expect((await fetch(`${gw.url}/servers/nope/mcp`, { method: 'POST', body: '{}' })).status).toBe(
-      404,
-    );
+    const unknownUpstream = await fetch(`${gw.url}/servers/nope/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(unknownUpstream.status).toBe(404);
   });
 
   it('answers malformed requests with JSON-RPC errors and stays up', async () => {
@@ -128,8 +131,14 @@ describe('startServer', () => {
       arguments: {},
     });
     expect(unknown.body.error.message).toMatch(/Unknown tool/);
-    const legacyGarbage = await fetch(`${gw.url}/mcp`, { method: 'POST', body: 'not json' });
+    const legacyGarbage = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'not json',
+    });
     expect(((await legacyGarbage.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const plain = await fetch(`${gw.url}/mcp`, { method: 'POST', body: '{}' });
+    expect(plain.status).toBe(415);
     expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
   });
 

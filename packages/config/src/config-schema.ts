@@ -172,6 +172,34 @@ export const namespaceConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** `policy.paths[]`: the path arguments of the matching tools must stay inside `roots`. */
+export const pathRuleConfigSchema = Type.Object(
+  {
+    tools: Type.Array(Type.String({ minLength: 1 }), {
+      minItems: 1,
+      description: 'Glob patterns over namespaced tool names, e.g. ["fs__*"].',
+    }),
+    arguments: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          'Dotted argument keys holding paths, "*" for every array item. Default: every path argument of @modelcontextprotocol/server-filesystem\'s tools (path, paths.*, source, destination).',
+      }),
+    ),
+    roots: Type.Array(Type.String({ minLength: 1 }), {
+      minItems: 1,
+      description:
+        "Directories the paths must stay in; relative ones resolve against the config file's directory.",
+    }),
+    relativeTo: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          'Directories the upstream resolves relative paths against, in its order. Default for a server-filesystem upstream: its directory arguments; otherwise relative paths are refused.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const authTokenConfigSchema = Type.Object(
   {
     token: Type.String({ minLength: 1 }),
@@ -182,7 +210,12 @@ export const authTokenConfigSchema = Type.Object(
           'Name of the client in logs, metrics and rate limits (default: "token-<n>", its position from 1).',
       }),
     ),
-    allow: Type.Optional(Globs),
+    allow: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'What this token may list and reach: the patterns of policy.allow (tools and prompts by namespaced name, "resources:<server>"). Absent: everything policy allows; [] grants nothing.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -221,8 +254,24 @@ export const toolwireConfigSchema = Type.Object(
     policy: Type.Optional(
       Type.Object(
         {
-          allow: Type.Optional(Globs),
-          block: Type.Optional(Globs),
+          allow: Type.Optional(
+            Type.Array(Type.String({ minLength: 1 }), {
+              description:
+                'Glob patterns over namespaced names: tools and prompts as <server><separator><name> (also when reached by an alias or through /servers/<name>/mcp), an upstream\'s resources and resource templates as "resources:<server>". Default ["*"].',
+            }),
+          ),
+          block: Type.Optional(
+            Type.Array(Type.String({ minLength: 1 }), {
+              description:
+                'Glob patterns refused whatever allow says; same spelling as allow (blocking a name blocks its alias).',
+            }),
+          ),
+          paths: Type.Optional(
+            Type.Array(pathRuleConfigSchema, {
+              description:
+                'Path rules: the path arguments of the matching tools must resolve (symlinks followed) inside one of the roots; "..", NUL, "~" and URL-encoded paths are refused.',
+            }),
+          ),
           rateLimit: Type.Optional(
             Type.Object(
               {
@@ -284,6 +333,7 @@ export type McpServerConfig = Static<typeof mcpServerConfigSchema>;
 export type McpOAuthConfig = Static<typeof mcpOAuthConfigSchema>;
 export type NamespaceConfig = Static<typeof namespaceConfigSchema>;
 export type AuthTokenConfig = Static<typeof authTokenConfigSchema>;
+export type PathRuleConfig = Static<typeof pathRuleConfigSchema>;
 export type NativeToolName = NonNullable<ToolwireConfig['nativeTools']>[number];
 export type TransportKind = 'stdio' | 'http' | 'sse';
 export type ProtocolMode = NonNullable<McpServerConfig['protocol']>;

@@ -4,6 +4,7 @@ export {
   mcpOAuthConfigSchema,
   namespaceConfigSchema,
   authTokenConfigSchema,
+  pathRuleConfigSchema,
   configJsonSchemaDocument,
 } from './config-schema.js';
 export type {
@@ -12,6 +13,7 @@ export type {
   McpOAuthConfig,
   NamespaceConfig,
   AuthTokenConfig,
+  PathRuleConfig,
   NativeToolName,
   TransportKind,
   ProtocolMode,

@@ -191,6 +191,29 @@ describe('loadConfig', () => {
     );
     expect(config.mcpServers?.a?.cwd).toBe(join(dir, 'sub'));
   });
+
+  it('loads policy.paths, resolving relative roots against the config file directory', () => {
+    const config = loadConfig(
+      file(
+        'paths.json',
+        JSON.stringify({
+          policy: {
+            allow: ['fs__*', 'resources:fs'],
+            paths: [{ tools: ['fs__*'], roots: ['./data/public', '/srv/shared'] }],
+          },
+        }),
+      ),
+    );
+    expect(config.policy?.paths?.[0]?.roots).toEqual([join(dir, 'data', 'public'), '/srv/shared']);
+    expect(
+      configError(() => loadConfig({ policy: { paths: [{ tools: ['fs__*'], roots: 'data' }] } }))
+        .path,
+    ).toBe('policy.paths[0].roots');
+    expect(
+      configError(() => loadConfig({ policy: { paths: [{ tools: ['fs__*'], root: ['data'] }] } }))
+        .path,
+    ).toMatch(/^policy\.paths\[0\]/);
+  });
 });
 
 describe('configJsonSchema', () => {

@@ -83,6 +83,12 @@ export function loadConfig(
       if (server.cwd !== undefined) server.cwd = resolve(baseDir, server.cwd);
     }
   }
+  if (baseDir !== undefined) {
+    for (const rule of config.policy?.paths ?? []) {
+      rule.roots = rule.roots.map((root) => resolve(baseDir, root));
+      if (rule.relativeTo) rule.relativeTo = rule.relativeTo.map((dir) => resolve(baseDir, dir));
+    }
+  }
   return config;
 }
 

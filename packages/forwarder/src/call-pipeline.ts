@@ -10,7 +10,7 @@ import {
   type GlobMatcher as Matcher,
   type SchemaValidator,
 } from '@toolwire/schema';
-import { ArgumentRules, type PathArgumentRule } from './argument-rules.js';
+import { ArgumentRules, filesystemDirectories, type PathArgumentRule } from './argument-rules.js';
 import {
   createJsonLinesAuditSink,
   redactArguments,
@@ -33,7 +33,7 @@ import {
 } from './json-rpc.js';
 import { ForwarderMetrics } from './metrics.js';
 import { runNativeTool } from './native-tools.js';
-import { ToolPolicy } from './policy.js';
+import { ToolPolicy, type PolicyRefusal } from './policy.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { ResultCache, type ResultCacheStore } from './result-cache.js';
 import {
@@ -69,6 +69,8 @@ export interface CallContext {
 export interface ToolEntry {
   tool: SourceTool;
   server: string;
+  /** `<server><separator><originalName>` (natives: their name): what policy patterns match. */
+  canonical: string;
   validator: SchemaValidator | undefined;
   cacheable: boolean;
   retryable: boolean;
@@ -103,6 +105,16 @@ export interface CallPipelineOptions {
 
 const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
 
+/** What a client's views may show (`CallPipeline.scope`). */
+export interface ViewScope {
+  /** Granted `"*"`: everything, operator details (stderr) included. */
+  all: boolean;
+  /** Exposed names of the tools it may call. */
+  tools: Set<string>;
+  /** Upstreams it reaches (`native` for the built-in tools). */
+  servers: Set<string>;
+}
+
 /**
  * Everything between "a client asked for tool X" and "here is the result": lookup, policy,
  * auth scope, rate limits, argument validation and rules, the result cache, the circuit breaker,
@@ -136,6 +148,8 @@ export class CallPipeline {
   readonly http = new Map<string, HttpUpstream>();
   private readonly httpConfig: CallPipelineOptions['upstreams'];
   private index: Map<string, ToolEntry> | undefined;
+  /** Per tool index (rebuilt with it): entries by namespaced name, for aliases. */
+  private readonly canonicalIndex = new WeakMap<Map<string, ToolEntry>, Map<string, ToolEntry>>();
   private readonly unsubscribe: () => void;
   private readonly changeListeners = new Set<(server: string) => void>();
   private progressSeq = 0;
@@ -183,7 +197,10 @@ export class CallPipeline {
         return;
       this.breaker(server).apply(snapshot);
     });
-    this.rules = new ArgumentRules(options.argumentRules);
+    this.rules = new ArgumentRules(
+      [...(options.argumentRules ?? []), ...(options.config.policy?.paths ?? [])],
+      filesystemDirectories(options.config.mcpServers),
+    );
     this.validate = options.validateArguments ?? true;
     this.retry = options.retry ?? true;
     this.rateLimiter =
@@ -285,6 +302,8 @@ export class CallPipeline {
     return {
       tool,
       server: tool.source,
+      canonical:
+        tool.source === NATIVE ? tool.name : `${tool.source}${this.separator}${tool.originalName}`,
       validator,
       cacheable:
         this.cache !== undefined &&
@@ -294,6 +313,45 @@ export class CallPipeline {
       perToolLimit: limit?.[1],
       native,
     };
+  }
+
+  /** `<server><separator><originalName>`: what policy patterns match, whatever the exposed name. */
+  canonicalName(entry: ToolEntry): string {
+    return entry.canonical;
+  }
+
+  /** The entry of a tool by its namespaced name, also when it is exposed under an alias. */
+  byCanonicalName(name: string): ToolEntry | undefined {
+    const index = this.tools();
+    let byCanonical = this.canonicalIndex.get(index);
+    if (!byCanonical) {
+      byCanonical = new Map([...index.values()].map((entry) => [this.canonicalName(entry), entry]));
+      this.canonicalIndex.set(index, byCanonical);
+    }
+    return byCanonical.get(name);
+  }
+
+  /** Why this client may not list or call the tool (by exposed and canonical name), or `null`. */
+  refusal(entry: ToolEntry, token: AuthToken | undefined): PolicyRefusal | null {
+    return this.policy.check(entry.tool.name, token, this.canonicalName(entry));
+  }
+
+  /**
+   * What a client's views (metrics, readiness, dashboard) may show: everything for a token granted
+   * `"*"`, else the tools it may call and the upstreams it reaches (a visible tool or its resources).
+   */
+  scope(token: AuthToken | undefined): ViewScope {
+    const all = this.policy.grantsEverything(token);
+    const tools = new Set<string>();
+    const servers = new Set<string>();
+    for (const { tool, server } of this.visibleTools(token).tools) {
+      tools.add(tool.name);
+      servers.add(server);
+    }
+    for (const server of this.source.servers()) {
+      if (!this.policy.checkResources(server.name, token)) servers.add(server.name);
+    }
+    return { all, tools, servers };
   }
 
   /** Tools this client may see, plus how many were hidden and why. */
@@ -306,7 +364,7 @@ export class CallPipeline {
     let unavailable = 0;
     for (const entry of this.tools().values()) {
       if (server !== undefined && entry.server !== server) continue;
-      if (this.policy.check(entry.tool.name, token)) {
+      if (this.refusal(entry, token)) {
         hiddenByPolicy++;
         continue;
       }
@@ -325,7 +383,7 @@ export class CallPipeline {
       throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
     }
     const server = entry.server;
-    const refusal = this.policy.check(name, context.token);
+    const refusal = this.refusal(entry, context.token);
     if (refusal) {
       this.finish(entry, client, args, started, 'refused', refusal.message);
       throw new JsonRpcFault(POLICY_REFUSED, refusal.message, {
@@ -345,12 +403,16 @@ export class CallPipeline {
       }
     }
     if (!this.rules.empty) {
-      const violation = this.rules.check(name, input);
+      const violation = await this.rules.check(
+        [name, this.canonicalName(entry)],
+        input,
+        entry.server,
+      );
       if (violation) {
-        const message = `Argument ${violation.path} of tool "${name}" is refused by argumentRules: ${violation.message}`;
+        const message = `Argument ${violation.path} of tool "${name}" is refused by policy.paths: ${violation.message}`;
         this.finish(entry, client, args, started, 'refused', message);
         throw new JsonRpcFault(POLICY_REFUSED, message, {
-          policy: 'argumentRules',
+          policy: 'policy.paths',
           tool: name,
           argument: violation.path,
         });
@@ -402,8 +464,8 @@ export class CallPipeline {
   ): Promise<CallToolResult | undefined> {
     const started = performance.now();
     const client = token?.client ?? 'anonymous';
-    const entry = this.tools().get(name);
-    const refusal = this.policy.check(name, token);
+    const entry = this.tools().get(name) ?? this.byCanonicalName(name);
+    const refusal = entry ? this.refusal(entry, token) : this.policy.check(name, token);
     if (!entry) {
       // Not (yet) in the registry's listing: the name-based rules still hold; the upstream
       // answers for the rest (an unknown tool is its error to give).
@@ -454,12 +516,16 @@ export class CallPipeline {
       }
     }
     if (!this.rules.empty) {
-      const violation = this.rules.check(name, input);
+      const violation = await this.rules.check(
+        [name, this.canonicalName(entry)],
+        input,
+        entry.server,
+      );
       if (violation) {
-        const message = `Argument ${violation.path} of tool "${name}" is refused by argumentRules: ${violation.message}`;
+        const message = `Argument ${violation.path} of tool "${name}" is refused by policy.paths: ${violation.message}`;
         this.finish(entry, client, args, started, 'refused', message);
         throw new JsonRpcFault(POLICY_REFUSED, message, {
-          policy: 'argumentRules',
+          policy: 'policy.paths',
           tool: name,
           argument: violation.path,
         });

@@ -425,17 +425,20 @@ describe('policy', () => {
     expect(upstreams.lean!.counts.get('echo')).toBeUndefined();
   });
 
-  it('refuses path arguments that escape the allowed roots (argumentRules)', async () => {
+  it('refuses path arguments that escape the allowed roots (policy.paths)', async () => {
     const { url, upstreams } = await setup({
       argumentRules: [{ tools: ['lean__write'], paths: ['path'], roots: ['/srv/data'] }],
     });
     const escape = await call(`${url}/mcp`, 'lean__write', { path: '../../etc/passwd' });
-    expect(escape.body.error.data.policy).toBe('argumentRules');
-    expect(escape.body.error.message).toContain('outside the allowed roots');
+    expect(escape.body.error.data.policy).toBe('policy.paths');
+    expect(escape.body.error.message).toContain('contains ".."');
     const absolute = await call(`${url}/mcp`, 'lean__write', { path: '/etc/passwd' });
     expect(absolute.body.error.data.argument).toBe('path');
-    const inside = await call(`${url}/mcp`, 'lean__write', { path: 'notes/today.txt' });
-    expect(inside.body.result.content[0].text).toBe('wrote notes/today.txt');
+    expect(absolute.body.error.message).toContain('outside the allowed roots');
+    const relative = await call(`${url}/mcp`, 'lean__write', { path: 'notes/today.txt' });
+    expect(relative.body.error.message).toContain('is relative');
+    const inside = await call(`${url}/mcp`, 'lean__write', { path: '/srv/data/notes/today.txt' });
+    expect(inside.body.result.content[0].text).toBe('wrote /srv/data/notes/today.txt');
     expect(upstreams.lean!.counts.get('write')).toBe(1);
   });
 

@@ -19,6 +19,10 @@ import {
   LOOPBACK_HOSTS,
   authenticate as authenticateBearer,
   checkHost as checkRequestHost,
+  checkJsonContentType,
+  checkMcpAccept,
+  decodePathSegment,
+  type AllowedOrigins,
   readBody,
   respondWithProgress,
   sendHttpError,
@@ -30,10 +34,12 @@ import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
   INVALID_REQUEST,
+  invalidIdReason,
   isRecord,
   JsonRpcFault,
   METHOD_NOT_FOUND,
   PARSE_ERROR,
+  POLICY_REFUSED,
   RESOURCE_NOT_FOUND,
   UNAUTHORIZED,
   type JsonRpcError,
@@ -52,7 +58,8 @@ import {
   SUPPORTED_PROTOCOLS,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from './mcp-protocol.js';
-import { ForwarderMetrics } from './metrics.js';
+import { filterMetrics, ForwarderMetrics } from './metrics.js';
+import type { PolicyRefusal } from './policy.js';
 import { relayPassthrough } from './passthrough-relay.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { ResultCacheStore } from './result-cache.js';
@@ -112,6 +119,11 @@ export interface CreateForwarderOptions {
    * `'*'` accepts any (for a forwarder behind a reverse proxy that checks hosts itself).
    */
   allowedHosts?: string[] | '*';
+  /**
+   * Origins accepted besides the forwarder's own (the `Host` it is reached by); default none, so a
+   * page on any other origin, another port of localhost included, is refused. `'*'` accepts any.
+   */
+  allowedOrigins?: AllowedOrigins;
   /** Idle legacy sessions are dropped after this long (default 30 min). */
   sessionIdleMs?: number;
 }
@@ -134,7 +146,8 @@ export interface Forwarder {
   ): Promise<BatchResult[]>;
   /** Answers one JSON-RPC message (the transport-free core, used by stdio). */
   dispatch(message: unknown, context?: DispatchContext): Promise<unknown>;
-  metrics(): Promise<string>;
+  /** Prometheus text; with a token not granted `"*"`, only its own tools and upstreams. */
+  metrics(token?: AuthToken): Promise<string>;
   readonly metricsContentType: string;
   readonly pipeline: CallPipeline;
   /**
@@ -188,6 +201,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     subscriptionId?: JsonRpcId;
   }>();
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const allowedOrigins = options.allowedOrigins ?? (allowedHosts === '*' ? '*' : []);
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const cacheScope = config.auth ? 'private' : 'public';
   const resourceOwners = new Map<string, string>();
@@ -229,10 +243,12 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   });
 
   /** Metrics text with the gauges (hidden tools, upstream health) brought up to date. */
-  async function metricsText(): Promise<string> {
+  async function metricsText(token?: AuthToken): Promise<string> {
     const { hiddenByPolicy, unavailable } = pipeline.visibleTools(undefined);
     updateGauges(hiddenByPolicy, unavailable);
-    return metrics.text();
+    const text = await metrics.text();
+    const scope = pipeline.scope(token);
+    return scope.all ? text : filterMetrics(text, scope);
   }
 
   function updateGauges(hiddenByPolicy: number, unavailable: number): void {
@@ -308,8 +324,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     method: string,
     key: string,
     signal?: AbortSignal,
+    servers: string[] = upstreamsFor(route),
   ): Promise<Array<[string, Record<string, unknown>]>> {
-    const servers = upstreamsFor(route);
     const settled = await Promise.allSettled(
       servers.map(async (server) => {
         const items: Record<string, unknown>[] = [];
@@ -324,7 +340,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         return items.map((item) => [server, item] as [string, Record<string, unknown>]);
       }),
     );
-    if (route !== undefined && settled[0]?.status === 'rejected') throw settled[0].reason;
+    if (route !== undefined && servers.length > 0 && settled[0]?.status === 'rejected')
+      throw settled[0].reason;
     return settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
   }
 
@@ -462,44 +479,52 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
             }))
             .filter(
               (prompt) =>
-                !pipeline.policy.check(promptPolicyName(prompt.name, route), context.token),
+                !pipeline.policy.checkPrompt(promptPolicyName(prompt.name, route), context.token),
             ),
         };
       }
       case 'prompts/get': {
         if (typeof params.name !== 'string')
           throw new JsonRpcFault(INVALID_PARAMS, 'params.name: expected the prompt name');
-        const refusal = pipeline.policy.check(promptPolicyName(params.name, route), context.token);
-        if (refusal) throw new JsonRpcFault(-32003, refusal.message, { policy: refusal.policy });
+        refuse(pipeline.policy.checkPrompt(promptPolicyName(params.name, route), context.token));
         const { server, name } = splitPromptName(params.name, route);
         return upstreamRequest(server, 'prompts/get', { ...params, name }, context.signal);
       }
       case 'resources/list':
       case 'resources/templates/list': {
         const key = request.method === 'resources/list' ? 'resources' : 'resourceTemplates';
-        const items = await gather(route, request.method, key, context.signal);
+        const granted = upstreamsFor(route).filter(
+          (server) => !pipeline.policy.checkResources(server, context.token),
+        );
+        const items = await gather(route, request.method, key, context.signal, granted);
         remember(items);
         return { [key]: items.map(([, item]) => item) };
       }
       case 'resources/subscribe':
       case 'resources/unsubscribe':
+        if (typeof params.uri !== 'string')
+          throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
+        refuse(
+          pipeline.policy.checkResources(
+            await resourceOwner(params.uri, route, context.signal),
+            context.token,
+          ),
+        );
         throw new JsonRpcFault(
           METHOD_NOT_FOUND,
-          `${request.method} is not offered on the aggregated route (no resources.subscribe capability); subscribe through /servers/<name>/mcp`,
+          `${request.method} is not offered here (no resources.subscribe capability); subscribe through /servers/<name>/mcp of an HTTP upstream`,
         );
       case 'resources/read': {
         if (typeof params.uri !== 'string')
           throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
-        return upstreamRequest(
-          await resourceOwner(params.uri, route, context.signal),
-          request.method,
-          params,
-          context.signal,
-        );
+        const owner = await resourceOwner(params.uri, route, context.signal);
+        refuse(pipeline.policy.checkResources(owner, context.token));
+        return upstreamRequest(owner, request.method, params, context.signal);
       }
       case 'completion/complete': {
         const ref = isRecord(params.ref) ? params.ref : {};
         if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+          refuse(pipeline.policy.checkPrompt(promptPolicyName(ref.name, route), context.token));
           const { server, name } = splitPromptName(ref.name, route);
           return upstreamRequest(
             server,
@@ -509,18 +534,21 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
           );
         }
         if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
-          return upstreamRequest(
-            await resourceOwner(ref.uri, route, context.signal),
-            'completion/complete',
-            params,
-            context.signal,
-          );
+          const owner = await resourceOwner(ref.uri, route, context.signal);
+          refuse(pipeline.policy.checkResources(owner, context.token));
+          return upstreamRequest(owner, 'completion/complete', params, context.signal);
         }
         throw new JsonRpcFault(INVALID_PARAMS, 'params.ref: expected a ref/prompt or ref/resource');
       }
       default:
         throw new JsonRpcFault(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
     }
+  }
+
+  /** Throws the JSON-RPC refusal (naming the rule) when the policy refused. */
+  function refuse(refusal: PolicyRefusal | null): void {
+    if (refusal)
+      throw new JsonRpcFault(POLICY_REFUSED, refusal.message, { policy: refusal.policy });
   }
 
   function promptPolicyName(name: string, route: string | undefined): string {
@@ -583,6 +611,9 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         },
       };
     }
+    const badId = invalidIdReason(message);
+    if (badId)
+      return { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: badId } };
     const request = message as unknown as JsonRpcRequest;
     if (request.id === undefined || request.id === null) {
       if (
@@ -614,7 +645,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   }
 
   function checkHost(req: IncomingMessage): void {
-    checkRequestHost(req, allowedHosts);
+    checkRequestHost(req, allowedHosts, 'allowedHosts', allowedOrigins);
   }
 
   function authenticate(req: IncomingMessage): AuthToken | undefined {
@@ -747,6 +778,15 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     }
     if (!isRecord(message)) {
       sendJson(res, 400, await dispatch(message));
+      return;
+    }
+    const badId = invalidIdReason(message);
+    if (badId) {
+      sendJson(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: INVALID_REQUEST, message: badId },
+      });
       return;
     }
     const isRequest =
@@ -944,6 +984,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
           message: 'The forwarder is shutting down',
         });
       checkHost(req);
+      checkJsonContentType(req);
+      checkMcpAccept(req);
       if (server !== undefined) {
         if (
           !options.source.servers().some((s) => s.name === server) &&
@@ -977,11 +1019,19 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     const path = url.includes('?') ? url.slice(0, url.indexOf('?')) : url;
     if (path === '/mcp') return handleMcp(req, res);
     const passthrough = /^\/servers\/([^/]+)\/mcp$/.exec(path);
-    if (passthrough) return handleMcp(req, res, { server: decodeURIComponent(passthrough[1]!) });
+    if (passthrough) {
+      let server: string;
+      try {
+        server = decodePathSegment(passthrough[1]!);
+      } catch (error) {
+        sendHttpError(res, error);
+        return;
+      }
+      return handleMcp(req, res, { server });
+    }
     if (path === '/metrics' && req.method === 'GET') {
       void (async () => {
-        authenticate(req);
-        const text = await metricsText();
+        const text = await metricsText(authenticate(req));
         res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
       })().catch((error: unknown) => sendHttpError(res, error));
       return;
@@ -1003,8 +1053,17 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     callTool: (name, args, context) => pipeline.call(name, args, context),
     batch: (calls, context) => runBatch(pipeline, calls, context),
     async listen({ host = '127.0.0.1', port = 0 } = {}) {
-      const server = createServer(handle);
-      server.keepAliveTimeout = 30_000;
+      // Slow clients are cut off: headers within 10 s, the whole request within 30 s, idle
+      // keep-alive connections closed after 5 s.
+      const server = createServer(
+        {
+          headersTimeout: 10_000,
+          requestTimeout: 30_000,
+          keepAliveTimeout: 5_000,
+          connectionsCheckingInterval: 1_000,
+        },
+        handle,
+      );
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => resolve());

@@ -150,9 +150,35 @@ describe('checkHost', () => {
       checkHost(req({ host: '[::1]:80', origin: 'http://[::1]:80' }), allowed),
     ).not.toThrow();
     expect(() =>
-      checkHost(req({ host: '127.0.0.1', origin: 'http://localhost:3000' }), allowed),
+      checkHost(req({ host: 'localhost:8080', origin: 'http://LOCALHOST:8080' }), allowed),
+    ).not.toThrow();
+    expect(() =>
+      checkHost(req({ host: '127.0.0.1', origin: 'http://app.example' }), allowed, 'x', [
+        'app.example',
+      ]),
     ).not.toThrow();
     expect(() => checkHost(req({ host: 'evil.example' }), '*')).not.toThrow();
+  });
+
+  it("refuses an Origin that is not the gateway's own, another port of localhost included", () => {
+    for (const origin of ['http://localhost:3000', 'http://127.0.0.1:8081']) {
+      expect(() => checkHost(req({ host: '127.0.0.1:8080', origin }), allowed)).toThrow(
+        /not this gateway's origin/,
+      );
+    }
+  });
+
+  it('refuses a cross-site request without an Origin, but for a GET navigation', () => {
+    const site = (headers: Record<string, string>, method = 'GET') =>
+      ({ headers: { host: 'localhost', ...headers }, method }) as unknown as IncomingMessage;
+    expect(() => checkHost(site({ 'sec-fetch-site': 'cross-site' }), allowed)).toThrow(
+      /cross-site/,
+    );
+    expect(() => checkHost(site({ 'sec-fetch-site': 'same-site' }, 'POST'), allowed)).toThrow();
+    expect(() =>
+      checkHost(site({ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' }), allowed),
+    ).not.toThrow();
+    expect(() => checkHost(site({ 'sec-fetch-site': 'same-origin' }), allowed)).not.toThrow();
   });
 
   it('refuses a foreign Host naming the setting that widens the list', () => {

@@ -13,7 +13,7 @@ export type {
 export type { AuthToken } from '@toolwire/config';
 /** @deprecated The forwarder reads the whole `ToolwireConfig` of `@toolwire/config`. */
 export type { ToolwireConfig as ForwarderConfig } from '@toolwire/config';
-export type { CallContext } from './call-pipeline.js';
+export type { CallContext, ViewScope } from './call-pipeline.js';
 export type { BatchCall, BatchResult } from './batch.js';
 export { MemoryRateLimiter, RedisRateLimiter } from './rate-limiter.js';
 export type { RateLimiter } from './rate-limiter.js';
@@ -30,7 +30,11 @@ export type {
 } from './breaker-store.js';
 export { RedisResultCache, RedisBreakerStateStore } from './redis-stores.js';
 export type { RedisStoreOptions } from './redis-stores.js';
-export { ArgumentRules } from './argument-rules.js';
+export {
+  ArgumentRules,
+  FILESYSTEM_PATH_ARGUMENTS,
+  filesystemDirectories,
+} from './argument-rules.js';
 export type { PathArgumentRule, ArgumentViolation } from './argument-rules.js';
 export { createJsonLinesAuditSink, redactArguments } from './audit-log.js';
 export type { AuditEntry, AuditSink } from './audit-log.js';
@@ -42,6 +46,10 @@ export {
   EVENT_STREAM_HEADERS,
   authenticate,
   checkHost,
+  checkJsonContentType,
+  checkMcpAccept,
+  decodePathSegment,
+  isJsonContentType,
   readBody,
   readJson,
   respondWithProgress,
@@ -49,8 +57,12 @@ export {
   sendJson,
   sseMessage,
 } from './http-helpers.js';
-export type { ProgressNotification, RespondWithProgressOptions } from './http-helpers.js';
-export { JsonRpcFault } from './json-rpc.js';
+export type {
+  AllowedOrigins,
+  ProgressNotification,
+  RespondWithProgressOptions,
+} from './http-helpers.js';
+export { JsonRpcFault, invalidIdReason } from './json-rpc.js';
 export {
   PARSE_ERROR,
   INVALID_REQUEST,

@@ -56,3 +56,15 @@ export class JsonRpcFault extends Error {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Why a message's `id` is not a JSON-RPC id MCP accepts (a string or an integer; MCP forbids
+ * `null`), or `undefined` when it has none (a notification) or a good one.
+ */
+export function invalidIdReason(message: Record<string, unknown>): string | undefined {
+  if (!('id' in message) || message.id === undefined) return undefined;
+  const id = message.id;
+  if (typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))
+    return undefined;
+  return `Invalid Request: id must be a string or an integer, not ${id === null ? 'null' : Array.isArray(id) ? 'an array' : typeof id === 'number' ? String(id) : `a${typeof id === 'object' ? 'n object' : ` ${typeof id}`}`}`;
+}

@@ -132,3 +132,30 @@ export class ForwarderMetrics {
     return this.registry.contentType;
   }
 }
+
+/**
+ * Prometheus text limited to a client's scope: samples labelled with a `tool` it may not call,
+ * or an `upstream` it does not reach, are dropped, as are the policy-wide hidden-tool counts.
+ */
+export function filterMetrics(
+  text: string,
+  scope: { tools: ReadonlySet<string>; servers: ReadonlySet<string> },
+): string {
+  return text
+    .split('\n')
+    .filter((line) => {
+      if (line.startsWith('#') || line === '') return true;
+      if (line.includes('tools_hidden')) return false;
+      const open = line.indexOf('{');
+      if (open < 0) return true;
+      for (const [, label, raw] of line
+        .slice(open, line.lastIndexOf('}') + 1)
+        .matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
+        const value = raw!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+        if (label === 'tool' && !scope.tools.has(value)) return false;
+        if (label === 'upstream' && !scope.servers.has(value)) return false;
+      }
+      return true;
+    })
+    .join('\n');
+}

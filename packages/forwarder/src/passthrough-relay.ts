@@ -2,7 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallPipeline } from './call-pipeline.js';
 import type { AuthToken } from '@toolwire/config';
 import type { HttpUpstream } from './http-upstream.js';
-import { INVALID_REQUEST, isRecord, JsonRpcFault } from './json-rpc.js';
+import {
+  INVALID_REQUEST,
+  invalidIdReason,
+  isRecord,
+  JsonRpcFault,
+  POLICY_REFUSED,
+} from './json-rpc.js';
+import type { PolicyRefusal } from './policy.js';
 
 const FORWARDED_HEADERS = [
   'content-type',
@@ -88,6 +95,24 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
       return;
     }
     if (isRecord(parsed)) message = parsed;
+    const badId = message && invalidIdReason(message);
+    if (badId) {
+      reply(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: INVALID_REQUEST, message: badId },
+      });
+      return;
+    }
+    const refusal = message && surfaceRefusal(message, server, pipeline, token);
+    if (refusal) {
+      reply(res, 200, {
+        jsonrpc: '2.0',
+        id: message!.id ?? null,
+        error: { code: POLICY_REFUSED, message: refusal.message, data: { policy: refusal.policy } },
+      });
+      return;
+    }
     if (
       message?.method === 'tools/call' &&
       isRecord(message.params) &&
@@ -148,14 +173,11 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
     const value = response.headers[name];
     if (typeof value === 'string') out[name] = value;
   }
-  if (message?.method === 'tools/list' && response.statusCode === 200) {
+  const listMethod = typeof message?.method === 'string' ? message.method : '';
+  if (LIST_KEYS[listMethod] && response.statusCode === 200) {
     const raw = (await readAll(response.body)).toString('utf8');
-    const filtered = filterToolList(
-      raw,
-      String(out['content-type'] ?? ''),
-      server,
-      pipeline,
-      token,
+    const filtered = filterList(raw, String(out['content-type'] ?? ''), (payload) =>
+      filterMessage(payload, listMethod, server, pipeline, token),
     );
     res.writeHead(200, { ...out, 'content-length': Buffer.byteLength(filtered) });
     res.end(filtered);
@@ -185,32 +207,81 @@ function isSocketReset(error: unknown): boolean {
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
+/** The result key of each list the relay filters to what the caller may reach. */
+const LIST_KEYS: Record<string, string> = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+};
+
+/**
+ * The policy refusal for a request that reaches a prompt or the upstream's resources (read,
+ * subscribe, completion), or `undefined` when it may go ahead. Tool calls are admitted apart.
+ */
+function surfaceRefusal(
+  message: Record<string, unknown>,
+  server: string,
+  pipeline: CallPipeline,
+  token: AuthToken | undefined,
+): PolicyRefusal | undefined {
+  const params = isRecord(message.params) ? message.params : {};
+  const prompt = (name: unknown) =>
+    pipeline.policy.checkPrompt(`${server}${pipeline.separator}${String(name)}`, token);
+  switch (message.method) {
+    case 'prompts/get':
+      return prompt(params.name) ?? undefined;
+    case 'resources/read':
+    case 'resources/subscribe':
+    case 'resources/unsubscribe':
+      return pipeline.policy.checkResources(server, token) ?? undefined;
+    case 'completion/complete': {
+      const ref = isRecord(params.ref) ? params.ref : {};
+      if (ref.type === 'ref/prompt') return prompt(ref.name) ?? undefined;
+      return pipeline.policy.checkResources(server, token) ?? undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
 function filterMessage(
   message: unknown,
+  method: string,
   server: string,
   pipeline: CallPipeline,
   token: AuthToken | undefined,
 ): unknown {
-  if (!isRecord(message) || !isRecord(message.result) || !Array.isArray(message.result.tools))
+  const key = LIST_KEYS[method]!;
+  if (!isRecord(message) || !isRecord(message.result) || !Array.isArray(message.result[key]))
     return message;
-  const tools = (message.result.tools as unknown[]).filter(
-    (tool) =>
-      isRecord(tool) &&
-      typeof tool.name === 'string' &&
-      !pipeline.policy.check(`${server}${pipeline.separator}${tool.name}`, token),
-  );
-  return { ...message, result: { ...message.result, tools } };
+  const named = (item: unknown): string | undefined =>
+    isRecord(item) && typeof item.name === 'string' ? item.name : undefined;
+  const resources = !pipeline.policy.checkResources(server, token);
+  const keep = (item: unknown): boolean => {
+    if (key === 'resources' || key === 'resourceTemplates') return resources;
+    const name = named(item);
+    if (name === undefined) return false;
+    if (key === 'prompts')
+      return !pipeline.policy.checkPrompt(`${server}${pipeline.separator}${name}`, token);
+    const entry = pipeline.byCanonicalName(`${server}${pipeline.separator}${name}`);
+    return entry
+      ? !pipeline.refusal(entry, token)
+      : !pipeline.policy.check(`${server}${pipeline.separator}${name}`, token);
+  };
+  return {
+    ...message,
+    result: { ...message.result, [key]: (message.result[key] as unknown[]).filter(keep) },
+  };
 }
 
-function filterToolList(
+function filterList(
   raw: string,
   contentType: string,
-  server: string,
-  pipeline: CallPipeline,
-  token: AuthToken | undefined,
+  filter: (message: unknown) => unknown,
 ): string {
   if (!contentType.startsWith('text/event-stream')) {
-    return JSON.stringify(filterMessage(JSON.parse(raw), server, pipeline, token));
+    return JSON.stringify(filter(JSON.parse(raw)));
   }
   return raw
     .split(/\r?\n\r?\n/)
@@ -228,10 +299,7 @@ function filterToolList(
         return event;
       }
       const kept = lines.filter((l) => !l.startsWith('data:'));
-      return [
-        ...kept,
-        `data: ${JSON.stringify(filterMessage(parsed, server, pipeline, token))}`,
-      ].join('\n');
+      return [...kept, `data: ${JSON.stringify(filter(parsed))}`].join('\n');
     })
     .join('\n\n');
 }

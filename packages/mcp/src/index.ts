@@ -12,6 +12,7 @@ export type {
   McpServerConfig,
   NamespaceConfig,
   NativeToolName,
+  PathRuleConfig,
   McpOAuthConfig,
   LoadConfigOptions,
   TransportKind,

@@ -142,7 +142,22 @@ export class ServerConnection {
   }
 
   get stderrTail(): string | undefined {
-    return this.transport instanceof ProcessTransport ? this.transport.stderrText : undefined;
+    return this.transport instanceof ProcessTransport
+      ? this.redact(this.transport.stderrText)
+      : undefined;
+  }
+
+  /**
+   * `text` (the server's stderr) with the values of the config's `env` entries masked: a failing
+   * server may print its API keys, and stderr reaches status reasons and logs.
+   */
+  redact(text: string): string {
+    let out = text;
+    for (const value of Object.values(this.config.env ?? {})) {
+      // Very short values ("1", "true") are settings, not secrets, and would mask everything.
+      if (typeof value === 'string' && value.length >= 4) out = out.split(value).join('[redacted]');
+    }
+    return out;
   }
 
   /** The SDK client while connected (for resources/prompts passthrough). */
@@ -305,7 +320,8 @@ export class ServerConnection {
         ...(config.args ? { args: config.args } : {}),
         ...(config.env ? { env: config.env } : {}),
         ...(config.cwd ? { cwd: config.cwd } : {}),
-        onStderr: (line) => this.options.logger.debug?.(`[${this.name} stderr] ${line}`),
+        onStderr: (line) =>
+          this.options.logger.debug?.(`[${this.name} stderr] ${this.redact(line)}`),
       }));
     }
     const url = new URL(config.url!);
@@ -614,7 +630,7 @@ export class ServerConnection {
     let reason = why;
     if (this.transportKind === 'stdio' && transport?.exitStatus) {
       const { code, signal } = transport.exitStatus;
-      const tail = lastLine(transport.stderrText);
+      const tail = lastLine(this.redact(transport.stderrText));
       reason = `the server process exited (${signal ? `signal ${signal}` : `code ${code}`})${tail ? `: ${tail}` : ''}`;
     }
     this.options.logger.warn(`MCP server "${this.name}" went down: ${reason}; reconnecting`);
@@ -684,7 +700,7 @@ export class ServerConnection {
         const { code, signal: killedBy } = child.exitStatus;
         reason = `the server process exited (${killedBy ? `signal ${killedBy}` : `code ${code}`}) during startup: ${reason}`;
       }
-      const tail = lastLine(child.stderrText);
+      const tail = lastLine(this.redact(child.stderrText));
       if (tail && !reason.includes(tail)) reason += ` (stderr: ${tail})`;
     }
     return reason;

@@ -47,6 +47,11 @@ export interface FixtureOptions {
   exitAfterMs?: number;
   /** Append one JSON line per call and per cancellation here (stdio runs in its own process). */
   logFile?: string;
+  /**
+   * Serve a resource (`fixture://<name>/secret`), a template (`fixture://<name>/items/{id}`), a prompt (`greet`,
+   * argument `name` with completions) and accept resources/subscribe: the surface around tools.
+   */
+  catalog?: boolean;
 }
 
 export interface FixtureEvent {
@@ -225,6 +230,44 @@ const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     );
   });
 
+const SECRET_TEXT = 'the fixture secret';
+
+/** The `catalog` option: one resource, one template, one prompt with completions, subscriptions. */
+function serveCatalog(server: Server, name: string): void {
+  const base = `fixture://${name}`;
+  server.setRequestHandler('resources/list', async () => ({
+    resources: [{ uri: `${base}/secret`, name: 'secret', mimeType: 'text/plain' }],
+  }));
+  server.setRequestHandler('resources/templates/list', async () => ({
+    resourceTemplates: [{ uriTemplate: `${base}/items/{id}`, name: 'item' }],
+  }));
+  server.setRequestHandler('resources/read', async (request) => {
+    const uri = request.params.uri;
+    if (uri === `${base}/secret`) return { contents: [{ uri, text: SECRET_TEXT }] };
+    const item = uri.startsWith(`${base}/items/`) ? [uri, uri.slice(base.length + 7)] : null;
+    if (item) return { contents: [{ uri, text: `item ${item[1]}` }] };
+    throw new Error(`Resource not found: ${uri}`);
+  });
+  server.setRequestHandler('resources/subscribe', async () => ({}));
+  server.setRequestHandler('resources/unsubscribe', async () => ({}));
+  server.setRequestHandler('prompts/list', async () => ({
+    prompts: [{ name: 'greet', description: 'Greets someone', arguments: [{ name: 'name' }] }],
+  }));
+  server.setRequestHandler('prompts/get', async (request) => ({
+    messages: [
+      {
+        role: 'user',
+        content: { type: 'text', text: `Hello, ${String(request.params.arguments?.name)}` },
+      },
+    ],
+  }));
+  server.setRequestHandler('completion/complete', async (request) => {
+    const prefix = request.params.argument.value;
+    const values = ['alice', 'bob', 'carol'].filter((v) => v.startsWith(prefix));
+    return { completion: { values, total: values.length, hasMore: false } };
+  });
+}
+
 /** A low-level MCP server with the fixture's tools over the given state. */
 export function createFixtureServer(
   state: FixtureState,
@@ -236,7 +279,8 @@ export function createFixtureServer(
       capabilities: {
         tools: { listChanged: true },
         prompts: { listChanged: true },
-        resources: { listChanged: true },
+        resources: { listChanged: true, ...(state.options.catalog ? { subscribe: true } : {}) },
+        ...(state.options.catalog ? { completions: {} } : {}),
       },
     },
   );
@@ -247,9 +291,12 @@ export function createFixtureServer(
     server.onclose = () => state.servers.delete(server);
   }
 
-  // No prompts or resources; the capabilities exist so list_changed for them can be tested.
-  server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
-  server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+  if (state.options.catalog) serveCatalog(server, state.options.name ?? 'toolwire-fixture');
+  else {
+    // No prompts or resources; the capabilities exist so list_changed for them can be tested.
+    server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
+    server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+  }
 
   server.setRequestHandler('tools/list', async (request) => {
     if (state.options.listDelayMs) await sleep(state.options.listDelayMs);

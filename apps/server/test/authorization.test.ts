@@ -1,0 +1,248 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read nested JSON-RPC answers */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  fixtureStdioConfig,
+  startFixtureHttpServer,
+  type FixtureHttpServer,
+} from '@toolwire/testing/mcp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  legacySession,
+  modernCall,
+  startGateway,
+  type RpcAnswer,
+  type TestGateway,
+} from './helpers.js';
+
+// Every MCP method the gateway serves, through the aggregated route and each passthrough route
+// (stdio upstreams are served by the forwarder's dispatch, HTTP upstreams by the relay), in both
+// protocol revisions, with an admin, a limited and a no-grant token: a token that is not granted
+// a tool, prompt or upstream's resources neither lists it nor reaches it, and the refusal names
+// the rule (SPEC.md, Configuration file).
+
+const memoryBin = fileURLToPath(
+  new URL('../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url),
+);
+
+const TOKENS = {
+  admin: { token: 'authz-admin-0123456789', client: 'admin', allow: ['*'] },
+  limited: {
+    token: 'authz-limited-0123456789',
+    client: 'limited',
+    allow: ['memory__read_graph', 'fx__greet', 'resources:web'],
+  },
+  none: { token: 'authz-none-0123456789', client: 'none', allow: [] as string[] },
+};
+type Who = keyof typeof TOKENS;
+
+/** What each token is granted, by kind and upstream (the allow lists above, spelled out). */
+function granted(who: Who, kind: 'tool' | 'prompt' | 'resources', server: string, name = '') {
+  if (who === 'admin') return true;
+  if (who === 'none') return false;
+  if (kind === 'tool') return server === 'memory' && name === 'read_graph';
+  if (kind === 'prompt') return server === 'fx' && name === 'greet';
+  return server === 'web';
+}
+
+interface Rpc {
+  revision: 'legacy' | 'modern';
+  request(method: string, params?: Record<string, unknown>): Promise<RpcAnswer>;
+}
+
+async function open(url: string, who: Who, revision: Rpc['revision']): Promise<Rpc> {
+  const headers = { authorization: `Bearer ${TOKENS[who].token}` };
+  if (revision === 'modern') {
+    return { revision, request: (method, params) => modernCall(url, method, params, headers) };
+  }
+  const session = await legacySession(url, headers);
+  expect(session.sessionId, `initialize on ${url} as ${who}`).toBeTypeOf('string');
+  return { revision, request: (method, params) => session.request(method, params) };
+}
+
+function expectRefused(answer: RpcAnswer, what: string): void {
+  expect(answer.body?.error, `${what}: ${JSON.stringify(answer.body)}`).toBeDefined();
+  expect(answer.body.error.code, what).toBe(-32003);
+  expect(answer.body.error.message, what).toMatch(/auth\.tokens\.allow/);
+  expect(answer.body.error.data?.policy, what).toBe('auth.tokens.allow');
+}
+
+function expectAnswered(answer: RpcAnswer, what: string): any {
+  expect(answer.body?.error, `${what}: ${JSON.stringify(answer.body?.error)}`).toBeUndefined();
+  expect(answer.body?.result, what).toBeDefined();
+  return answer.body.result;
+}
+
+describe('startServer authorization over every MCP method', () => {
+  let gw: TestGateway;
+  let web: FixtureHttpServer;
+
+  beforeAll(async () => {
+    web = await startFixtureHttpServer({ name: 'web', tools: ['echo'], catalog: true });
+    gw = await startGateway({
+      mcpServers: {
+        memory: {
+          command: process.execPath,
+          args: [memoryBin],
+          env: {
+            MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'authz-')), 'memory.jsonl'),
+          },
+        },
+        fx: fixtureStdioConfig({ name: 'fx', tools: ['echo'], catalog: true }),
+        web: { url: web.url },
+      },
+      auth: { tokens: Object.values(TOKENS) },
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await web?.close();
+  });
+
+  /** The upstream a listed name or URI belongs to (aggregated names carry it as a prefix). */
+  const ownerOf = (route: string | undefined, name: string): [string, string] => {
+    if (route !== undefined) return [route, name];
+    const at = name.indexOf('__');
+    return at > 0 ? [name.slice(0, at), name.slice(at + 2)] : ['native', name];
+  };
+  const uriOwner = (uri: string): string =>
+    uri.startsWith('memory://') ? 'memory' : /^fixture:\/\/([^/]+)\//.exec(uri)![1]!;
+
+  const routes: Array<string | undefined> = [undefined, 'memory', 'fx', 'web'];
+  const cases = routes.flatMap((route) =>
+    (['legacy', 'modern'] as const).flatMap((revision) =>
+      (['admin', 'limited', 'none'] as const).map((who) => ({ route, revision, who })),
+    ),
+  );
+
+  it.each(cases)('$route $revision $who: lists and calls follow the grants', async (c) => {
+    const { route, revision, who } = c;
+    const url = `${gw.url}${route === undefined ? '/mcp' : `/servers/${route}/mcp`}`;
+    const rpc = await open(url, who, revision);
+    const here = (server: string) => route === undefined || route === server;
+    const name = (server: string, item: string) =>
+      route === undefined ? `${server}__${item}` : item;
+    const at = `${url} ${revision} ${who}`;
+
+    // tools
+    const tools = expectAnswered(await rpc.request('tools/list'), `${at} tools/list`).tools;
+    for (const tool of tools) {
+      const [server, original] = ownerOf(route, tool.name);
+      expect(granted(who, 'tool', server, original), `${at} lists tool ${tool.name}`).toBe(true);
+    }
+    for (const [server, tool] of [
+      ['memory', 'read_graph'],
+      ['fx', 'echo'],
+      ['web', 'echo'],
+    ] as const) {
+      if (!here(server)) continue;
+      const listed = tools.some((t: any) => t.name === name(server, tool));
+      expect(listed, `${at} lists ${server}/${tool}`).toBe(granted(who, 'tool', server, tool));
+      const call = await rpc.request('tools/call', {
+        name: name(server, tool),
+        arguments: tool === 'echo' ? { text: 'hi' } : {},
+      });
+      if (granted(who, 'tool', server, tool)) expectAnswered(call, `${at} calls ${tool}`);
+      else expectRefused(call, `${at} calls ${server}/${tool}`);
+    }
+
+    // resources and templates
+    const resources = expectAnswered(
+      await rpc.request('resources/list'),
+      `${at} resources/list`,
+    ).resources;
+    for (const resource of resources) {
+      expect(granted(who, 'resources', uriOwner(resource.uri)), `${at} lists ${resource.uri}`).toBe(
+        true,
+      );
+    }
+    const templates = expectAnswered(
+      await rpc.request('resources/templates/list'),
+      `${at} resources/templates/list`,
+    ).resourceTemplates;
+    for (const template of templates) {
+      expect(
+        granted(who, 'resources', uriOwner(template.uriTemplate)),
+        `${at} lists ${template.uriTemplate}`,
+      ).toBe(true);
+    }
+    for (const [server, uri] of [
+      ['memory', 'memory://knowledge-graph'],
+      ['fx', 'fixture://fx/secret'],
+      ['web', 'fixture://web/secret'],
+      ['fx', 'fixture://fx/items/7'],
+      ['web', 'fixture://web/items/7'],
+    ] as const) {
+      if (!here(server)) continue;
+      const ok = granted(who, 'resources', server);
+      if (!uri.includes('/items/')) {
+        expect(
+          resources.some((r: any) => r.uri === uri),
+          `${at} lists ${uri}`,
+        ).toBe(ok);
+      }
+      const read = await rpc.request('resources/read', { uri });
+      if (ok) expect(expectAnswered(read, `${at} reads ${uri}`).contents).toHaveLength(1);
+      else expectRefused(read, `${at} reads ${uri}`);
+      if (uri.includes('/items/')) {
+        const completion = await rpc.request('completion/complete', {
+          ref: { type: 'ref/resource', uri: uri.replace('7', '{id}') },
+          argument: { name: 'id', value: '' },
+        });
+        if (!ok) expectRefused(completion, `${at} completes ${uri}`);
+        else if (server !== 'memory') expectAnswered(completion, `${at} completes ${uri}`);
+      }
+      if (revision === 'legacy') {
+        const subscribe = await rpc.request('resources/subscribe', { uri });
+        // Subscriptions are relayed by the HTTP passthrough only; elsewhere "method not found",
+        // but only once the token is known to be granted the resource.
+        if (!ok) expectRefused(subscribe, `${at} subscribes ${uri}`);
+        else if (route === 'web') expectAnswered(subscribe, `${at} subscribes ${uri}`);
+        else expect(subscribe.body.error?.code, `${at} subscribes ${uri}`).toBe(-32601);
+      }
+    }
+
+    // prompts and completions
+    const prompts = expectAnswered(await rpc.request('prompts/list'), `${at} prompts/list`).prompts;
+    for (const prompt of prompts) {
+      const [server, original] = ownerOf(route, prompt.name);
+      expect(granted(who, 'prompt', server, original), `${at} lists ${prompt.name}`).toBe(true);
+    }
+    for (const server of ['fx', 'web']) {
+      if (!here(server)) continue;
+      const ok = granted(who, 'prompt', server, 'greet');
+      expect(
+        prompts.some((p: any) => p.name === name(server, 'greet')),
+        `${at} lists ${server} greet`,
+      ).toBe(ok);
+      const get = await rpc.request('prompts/get', {
+        name: name(server, 'greet'),
+        arguments: { name: 'x' },
+      });
+      const completion = await rpc.request('completion/complete', {
+        ref: { type: 'ref/prompt', name: name(server, 'greet') },
+        argument: { name: 'name', value: 'a' },
+      });
+      if (ok) {
+        expect(JSON.stringify(expectAnswered(get, `${at} gets ${server} greet`))).toContain(
+          'Hello, x',
+        );
+        expect(expectAnswered(completion, `${at} completes`).completion.values).toEqual(['alice']);
+      } else {
+        expectRefused(get, `${at} gets ${server} greet`);
+        expectRefused(completion, `${at} completes ${server} greet`);
+      }
+    }
+
+    // ping and logging answer every authenticated client (2025-era only; 2026-07-28 removed them).
+    // The HTTP passthrough relays them to the upstream, which offers no logging.
+    if (revision === 'legacy') {
+      expectAnswered(await rpc.request('ping'), `${at} ping`);
+      const logging = await rpc.request('logging/setLevel', { level: 'info' });
+      if (route === 'web') expect(logging.body.error?.code, `${at} logging`).toBe(-32601);
+      else expectAnswered(logging, `${at} logging`);
+    }
+  });
+});

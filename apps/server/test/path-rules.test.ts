@@ -1,0 +1,105 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read nested JSON-RPC answers */
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modernCall, startGateway, type TestGateway } from './helpers.js';
+
+// The real @modelcontextprotocol/server-filesystem serving `data`, with a path rule from the config
+// that keeps its tools inside `data/public`; and an alias that a block must cover.
+const filesystemBin = fileURLToPath(
+  new URL('../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url),
+);
+
+describe('startServer policy.paths with server-filesystem', () => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'toolwire-paths-')));
+  const data = join(base, 'data');
+  const root = join(data, 'public');
+  let gw: TestGateway;
+  let blocked: TestGateway;
+
+  beforeAll(async () => {
+    mkdirSync(root, { recursive: true });
+    writeFileSync(join(data, 'secret.txt'), 'TOP SECRET');
+    writeFileSync(join(root, 'hello.txt'), 'hello');
+    symlinkSync(join(data, 'secret.txt'), join(root, 'link.txt'));
+    const fs = { command: process.execPath, args: [filesystemBin, data] };
+    gw = await startGateway({
+      mcpServers: { fs },
+      policy: { paths: [{ tools: ['fs__*'], roots: [root] }] },
+    });
+    blocked = await startGateway({
+      mcpServers: { fs },
+      namespace: { aliases: { fs__read_text_file: 'read_file' } },
+      policy: { block: ['fs__*'] },
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await blocked?.close();
+  });
+
+  const call = (g: TestGateway, name: string, args: Record<string, unknown>) =>
+    modernCall(`${g.url}/mcp`, 'tools/call', { name, arguments: args });
+  const refusal = (answer: any): string => {
+    expect(answer.body.error, JSON.stringify(answer.body)).toBeDefined();
+    expect(answer.body.error.data.policy).toBe('policy.paths');
+    return answer.body.error.message as string;
+  };
+
+  it('reads inside the root', async () => {
+    const ok = await call(gw, 'fs__read_text_file', { path: join(root, 'hello.txt') });
+    expect(JSON.stringify(ok.body.result)).toContain('hello');
+  });
+
+  it('resolves a relative path the way server-filesystem does (against its directory)', async () => {
+    expect(refusal(await call(gw, 'fs__read_text_file', { path: 'secret.txt' }))).toContain(
+      'outside the allowed roots',
+    );
+    const inside = await call(gw, 'fs__read_text_file', { path: 'public/hello.txt' });
+    expect(JSON.stringify(inside.body.result)).toContain('hello');
+  });
+
+  it('follows a symlink inside the root to its target outside', async () => {
+    expect(refusal(await call(gw, 'fs__read_text_file', { path: join(root, 'link.txt') }))).toMatch(
+      /symlink/,
+    );
+  });
+
+  it("checks move_file's source and destination", async () => {
+    const out = await call(gw, 'fs__move_file', {
+      source: join(root, 'hello.txt'),
+      destination: join(data, 'moved.txt'),
+    });
+    expect(refusal(out)).toContain('destination');
+    const inward = await call(gw, 'fs__move_file', {
+      source: join(data, 'secret.txt'),
+      destination: join(root, 'taken.txt'),
+    });
+    expect(refusal(inward)).toContain('source');
+    expect(existsSync(join(data, 'secret.txt'))).toBe(true);
+    expect(existsSync(join(data, 'moved.txt'))).toBe(false);
+  });
+
+  it('refuses "..", "~" and URL-encoded forms', async () => {
+    for (const path of [`${root}/../secret.txt`, '~/secret.txt', `${root}/%2e%2e/secret.txt`]) {
+      refusal(await call(gw, 'fs__read_text_file', { path }));
+    }
+  });
+
+  it('blocks an alias with the namespaced name it stands for', async () => {
+    const list = await modernCall(`${blocked.url}/mcp`, 'tools/list');
+    expect(list.body.result.tools.map((t: any) => t.name)).not.toContain('read_file');
+    const read = await call(blocked, 'read_file', { path: join(data, 'secret.txt') });
+    expect(read.body.error?.data?.policy, JSON.stringify(read.body)).toBe('policy.block');
+    expect(read.body.error.message).toContain('fs__read_text_file');
+  });
+});
