@@ -220,7 +220,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     };
   }
 
-  let runtime = await buildRuntime(initialConfig);
+  // Set once the port is bound: a busy port is reported before any MCP server is started.
+  let runtime!: Runtime;
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolvePromise) => (markStarted = resolvePromise));
   let shuttingDown = false;
   const startedAt = Date.now();
 
@@ -232,34 +235,38 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (!reuseRegistry) await old.registry.close();
   }
 
+  // Reloads run one after another, and each stands alone: a refused one must not stop later ones.
   let reloading: Promise<void> = Promise.resolve();
   function reload(): Promise<void> {
-    reloading = reloading.then(async () => {
-      if (shuttingDown) return;
-      let config: ToolwireConfig;
-      try {
-        config = source.load();
-      } catch (error) {
-        logger.error('config reload refused: keeping the running configuration', {
-          error: (error as Error).message,
+    const next = reloading
+      .catch(() => {})
+      .then(async () => {
+        if (shuttingDown) return;
+        let config: ToolwireConfig;
+        try {
+          config = source.load();
+        } catch (error) {
+          logger.error('config reload refused: keeping the running configuration', {
+            error: (error as Error).message,
+            file: source.file,
+          });
+          throw error;
+        }
+        if ((config.redis ?? '') !== (initialConfig.redis ?? '')) {
+          logger.warn('a change of "redis" takes effect after a restart', { file: source.file });
+        }
+        const old = runtime;
+        runtime = await buildRuntime(config, old);
+        logger.info('config reloaded', {
           file: source.file,
+          tools: runtime.forwarder.pipeline.tools().size,
         });
-        throw error;
-      }
-      if ((config.redis ?? '') !== (initialConfig.redis ?? '')) {
-        logger.warn('a change of "redis" takes effect after a restart', { file: source.file });
-      }
-      const old = runtime;
-      runtime = await buildRuntime(config, old);
-      logger.info('config reloaded', {
-        file: source.file,
-        tools: runtime.forwarder.pipeline.tools().size,
+        void retire(old, runtime.registry === old.registry).catch((error: Error) =>
+          logger.error('closing the previous configuration failed', { error: error.message }),
+        );
       });
-      void retire(old, runtime.registry === old.registry).catch((error: Error) =>
-        logger.error('closing the previous configuration failed', { error: error.message }),
-      );
-    });
-    return reloading;
+    reloading = next;
+    return next;
   }
 
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
@@ -272,21 +279,29 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       connectionsCheckingInterval: Math.min(1_000, headersTimeout),
     },
     (req, res) => {
-      const current = runtime;
-      current.active.add(res);
-      const done = (): void => {
-        current.active.delete(res);
-      };
-      res.once('finish', done);
-      res.once('close', done);
-      route(current, req, res).catch((error: unknown) => {
-        if (!(error instanceof HttpError)) {
-          logger.error('request failed', { path: req.url, error: (error as Error).message });
-        }
-        sendError(res, error);
-      });
+      if (runtime === undefined) {
+        void started.then(() => handle(req, res));
+        return;
+      }
+      handle(req, res);
     },
   );
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const current = runtime;
+    current.active.add(res);
+    const done = (): void => {
+      current.active.delete(res);
+    };
+    res.once('finish', done);
+    res.once('close', done);
+    route(current, req, res).catch((error: unknown) => {
+      if (!(error instanceof HttpError)) {
+        logger.error('request failed', { path: req.url, error: (error as Error).message });
+      }
+      sendError(res, error);
+    });
+  }
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // A request that took too long answers 408 (Node's timeouts); anything else malformed, 400.
     const status =
@@ -368,13 +383,26 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     return { forwarder: current.forwarder, tokens: current.tokens, shared, codec, maxBody };
   }
 
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off('error', reject);
-      resolvePromise();
+  try {
+    await new Promise<void>((resolvePromise, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? DEFAULT_PORT, host, () => {
+        server.off('error', reject);
+        resolvePromise();
+      });
     });
-  });
+  } catch (error) {
+    await shared.close();
+    throw error;
+  }
+  try {
+    runtime = await buildRuntime(initialConfig);
+  } catch (error) {
+    await new Promise<void>((r) => server.close(() => r()));
+    await shared.close();
+    throw error;
+  }
+  markStarted();
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;

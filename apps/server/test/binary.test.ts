@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixtureStdioConfig } from '@toolwire/testing/mcp';
@@ -112,5 +113,67 @@ describe('toolwire-server binary', () => {
         'stopped',
       ]),
     );
+  });
+
+  it('keeps reloading after a refused save: a later valid save and SIGHUP both apply', async () => {
+    const file = configFile({ nativeTools: ['hash'] });
+    running = await run(['--config', file, '--port', '0']);
+    const { url, child } = running;
+    const count = (msg: string) => running!.stdout().split(`"msg":"${msg}`).length - 1;
+    const toolNames = async () =>
+      (
+        (await modernCall(`${url}/mcp`, 'tools/list', {})).body.result.tools as Array<{
+          name: string;
+        }>
+      ).map((t) => t.name);
+    expect(await toolNames()).toEqual(['hash']);
+
+    writeFileSync(file, '{ "nativeTools": ["hash"], "nativTools": [] }');
+    await waitFor(() => count('config reload refused') === 1 || undefined, 'the refused reload');
+
+    writeFileSync(file, JSON.stringify({ nativeTools: ['hash', 'time'] }));
+    await waitFor(() => count('config reloaded') === 1 || undefined, 'the reload after a fix');
+    expect((await toolNames()).sort()).toEqual(['hash', 'time']);
+
+    // A refused SIGHUP reload, then a good one.
+    writeFileSync(file, '{ "nativeTools": 3 }');
+    child.kill('SIGHUP');
+    await waitFor(() => count('config reload refused') >= 2 || undefined, 'the second refusal');
+    writeFileSync(file, JSON.stringify({ nativeTools: ['calculate'] }));
+    child.kill('SIGHUP');
+    await waitFor(() => count('config reloaded') >= 2 || undefined, 'the SIGHUP reload');
+    expect(await toolNames()).toContain('calculate');
+  });
+
+  it('exits 2 with one line when the port is busy, before any MCP server starts', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const logFile = join(mkdtempSync(join(tmpdir(), 'toolwire-bin-busy-')), 'calls.jsonl');
+    const file = configFile({
+      mcpServers: { fx: fixtureStdioConfig({ tools: ['echo'], logFile }) },
+    });
+    try {
+      const child = spawn(process.execPath, [BIN, '--config', file, '--port', String(port)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let err = '';
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => {
+        // A hang detector, not a timing assertion: on failure the gateway stayed up for good.
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve(null);
+        }, 15_000);
+        child.on('exit', (exitCode) => {
+          clearTimeout(timer);
+          resolve(exitCode);
+        });
+      });
+      expect(err).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      expect(code).toBe(2);
+    } finally {
+      blocker.close();
+    }
   });
 });
