@@ -86,3 +86,15 @@ export function createSpinner(
     discardStdin: true,
   });
 }
+
+/**
+ * A write to a pipe whose reader has exited (`| head -1`) fails with EPIPE, asynchronously, as an
+ * 'error' event that would otherwise crash with a stack trace: exit at once, successfully, the way
+ * `cat` does when `head` has read enough.
+ */
+export function exitQuietlyWhenReaderLeaves(stream: NodeJS.WritableStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}

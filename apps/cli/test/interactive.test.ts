@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startFakeProvider, type FakeProvider } from '@toolwire/testing/providers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -191,6 +192,106 @@ describe('toolwire chat in a terminal', () => {
       await terminal.waitFor((text) => count(text, prompt) === 1 && text.includes('Ctrl-C again'));
       terminal.send('C-c');
       await terminal.waitFor(/EXITED:0/);
+    },
+  );
+
+  it.skipIf(!hasTmux)(
+    `shows a provider's failure on that turn (not as a cancel) and the session goes on${why}`,
+    async () => {
+      fake = await startFakeProvider({
+        provider: 'openai',
+        turns: [
+          {
+            error: {
+              status: 401,
+              body: {
+                error: { message: 'Incorrect API key provided', type: 'invalid_request_error' },
+              },
+            },
+          },
+          { text: 'Works now.' },
+        ],
+      });
+      terminal = new TmuxSession(
+        [
+          process.execPath,
+          BIN,
+          ...nativeOnly(),
+          'chat',
+          '--provider',
+          'openai',
+          '--model',
+          'test-model',
+          '--base-url',
+          `${fake.url}/v1`,
+          '--api-key',
+          'wrong',
+        ],
+        sandbox.env,
+      );
+      const prompt = 'ask something, or /exit';
+      await terminal.waitFor(new RegExp(prompt));
+      terminal.type('hello');
+      const failed = await terminal.waitFor(/error:.*Incorrect API key provided/);
+      expect(failed).toContain(`openai at ${fake.url}/v1`);
+      expect(failed).not.toContain('answer cancelled');
+      await terminal.waitFor((screen) => count(screen, prompt) === 1 && screen.includes('error:'));
+      terminal.type('again');
+      await terminal.waitFor(/Works now\./);
+      terminal.type('/exit');
+      await terminal.waitFor(/EXITED:0/);
+    },
+  );
+
+  it.skipIf(!hasTmux)(
+    `says at start, before any prompt, when nothing answers at the provider's address${why}`,
+    async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise((resolve) => closed.close(resolve));
+      terminal = new TmuxSession(
+        [
+          process.execPath,
+          BIN,
+          ...nativeOnly(),
+          'chat',
+          '--provider',
+          'openai',
+          '--model',
+          'test-model',
+          '--base-url',
+          `http://127.0.0.1:${port}/v1`,
+          '--api-key',
+          'k',
+        ],
+        sandbox.env,
+      );
+      const screen = await terminal.waitFor(/EXITED:\d/);
+      expect(screen).toContain(`error: cannot reach openai at http://127.0.0.1:${port}/v1: `);
+      expect(screen).toContain('ECONNREFUSED');
+      expect(screen).toContain('EXITED:1');
+      expect(screen).not.toContain('ask something');
+    },
+  );
+
+  it.skipIf(!hasTmux)(
+    `exits quietly when the reader of its output goes away (| head -1)${why}`,
+    async () => {
+      const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+      const toolwire = `${quote(process.execPath)} ${quote(BIN)}`;
+      // The embedded default (native tools and two MCP servers): several writes after head exits.
+      const script = [
+        `${toolwire} tools list | head -1; echo "list:\${PIPESTATUS[0]}"`,
+        `${toolwire} code types | head -1; echo "types:\${PIPESTATUS[0]}"`,
+        `${toolwire} --help | head -1; echo "help:\${PIPESTATUS[0]}"`,
+      ].join('; ');
+      terminal = new TmuxSession(['bash', '-c', script], sandbox.env);
+      const screen = await terminal.waitFor(/EXITED:\d/, 60_000);
+      expect(screen).toContain('list:0');
+      expect(screen).toContain('types:0');
+      expect(screen).toContain('help:0');
+      expect(screen).not.toMatch(/EPIPE|Unhandled 'error' event|\n\s+at /);
     },
   );
 });

@@ -20,6 +20,25 @@ describe('ToolwireError', () => {
     expect(ToolwireError.isInstance(new CancelledError())).toBe(true);
   });
 
+  it('called on a subclass, recognises only that subclass (also from another package copy)', () => {
+    const other = new ToolwireError('connection', { message: 'fetch failed' });
+    expect(CancelledError.isInstance(other)).toBe(false);
+    expect(CancelledError.isInstance(new CancelledError())).toBe(true);
+    expect(ProviderError.isInstance(new RateLimitError({ message: 'x', provider: 'p' }))).toBe(
+      true,
+    );
+    // Another copy's CancelledError: same class name, different constructor.
+    class CopyBase extends Error {
+      constructor(message: string) {
+        super(message);
+        Object.assign(this, { [Symbol.for('toolwire.error')]: true });
+      }
+    }
+    const copy = new (class CancelledError extends CopyBase {})('stop');
+    expect(CancelledError.isInstance(copy)).toBe(true);
+    expect(ProviderError.isInstance(copy)).toBe(false);
+  });
+
   it('keeps the cause and a stable code', () => {
     const cause = new Error('socket hang up');
     const error = new RateLimitError({

@@ -20,12 +20,25 @@ export class ToolwireError extends Error {
     this.code = code;
   }
 
+  /**
+   * `ToolwireError.isInstance(e)` is true for every Toolwire error; called on a subclass
+   * (`CancelledError.isInstance(e)`) it is true only for that class and its subclasses, also when
+   * they come from another copy of the package (matched by class name along the prototype chain).
+   */
   static isInstance(error: unknown): error is ToolwireError {
-    return (
-      typeof error === 'object' &&
-      error !== null &&
-      (error as Record<symbol, unknown>)[marker] === true
-    );
+    if (typeof error !== 'object' || error === null) return false;
+    if ((error as Record<symbol, unknown>)[marker] !== true) return false;
+    if (this === ToolwireError || error instanceof this) return true;
+    for (
+      let proto: unknown = Object.getPrototypeOf(error);
+      proto !== null && proto !== Object.prototype;
+      proto = Object.getPrototypeOf(proto)
+    ) {
+      if ((proto as { constructor?: { name?: string } }).constructor?.name === this.name) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A plain-object form for logs and transcripts (Error fields are not enumerable). */

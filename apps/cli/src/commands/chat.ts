@@ -60,6 +60,9 @@ export async function chatCommand(
   }
   // Before any server starts: a missing provider is reported at once.
   const provider = await resolveProvider(flags, config, ctx.env);
+  // The interactive chat says before the first prompt when nothing answers at the provider's
+  // address (`--once` learns it from its one request, with the same message).
+  if (flags.once === undefined) await checkReachable(provider);
   const mode = flags.mode ?? defaultChatMode(config);
   await withRegistry(ctx, config, async (registry) => {
     let codeMode: CodeMode | undefined;
@@ -101,6 +104,23 @@ function explain(error: unknown, provider: ResolvedProvider): unknown {
     return new ToolwireError(error.code, { message: `${where}: ${error.message}`, cause: error });
   }
   return error;
+}
+
+/** Any HTTP answer (even 401 or 404) means the address is right; no answer is an error. */
+async function checkReachable(provider: ResolvedProvider): Promise<void> {
+  try {
+    const response = await fetch(provider.baseUrl, {
+      method: 'HEAD',
+      signal: AbortSignal.timeout(10_000),
+    });
+    await response.body?.cancel();
+  } catch (error) {
+    const reason = errorMessage((error as { cause?: unknown }).cause ?? error);
+    throw new ProviderUnreachableError(
+      `cannot reach ${provider.provider} at ${provider.baseUrl}: ${reason}`,
+      { cause: error },
+    );
+  }
 }
 
 /** Tool activity lines: `→ name {args}` when a call starts, `✓ name  12 ms` when it ends. */
