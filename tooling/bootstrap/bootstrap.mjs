@@ -9,8 +9,12 @@
 // 3. Dependencies: `pnpm install --frozen-lockfile`.
 // 4. The command: `test` runs every check, `start` builds and runs the gateway, `setup` stops here.
 //
+// Each phase prints one line; the output of install and build is kept and shown only when they fail.
+// Signals sent to this process (SIGTERM from a process manager, `kill %1`, SIGHUP to reload) are
+// passed on to the step running, so the gateway never outlives `npm start`.
+//
 // Written for Node 20 on purpose: no dependencies, no syntax newer than Node 20 accepts.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -182,7 +186,80 @@ function writeShims(cache, node, pnpmCli) {
   return binDir;
 }
 
-function main() {
+// The child running now (install, build, the gateway), to pass signals on to. Children run in
+// their own process group: a terminal's Ctrl-C reaches them only through here, exactly once.
+let current;
+let lastInterrupt = 0;
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+  process.on(signal, () => {
+    if (!current) process.exit(128 + (signal === 'SIGHUP' ? 1 : signal === 'SIGINT' ? 2 : 15));
+    if (signal === 'SIGINT') {
+      // Ctrl-C in a terminal reaches npm and this process at once, and npm passes its copy on too:
+      // one keypress, one SIGINT for the gateway (a second one within the window means "now").
+      const now = Date.now();
+      if (now - lastInterrupt < 500) return;
+      lastInterrupt = now;
+    }
+    try {
+      process.kill(current.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  });
+}
+
+// `npm start` runs this script through `sh -c`; a SIGTERM to npm is passed to that shell, which
+// dies without passing it on. Losing the parent is the same request: stop the step gracefully.
+const parentAtStart = process.ppid;
+let orphaned = false;
+setInterval(() => {
+  if (orphaned || process.ppid === parentAtStart || !current) return;
+  orphaned = true;
+  log('the process that started this one is gone; stopping');
+  process.emit('SIGTERM', 'SIGTERM');
+}, 250).unref();
+
+/**
+ * Runs one child to its end. `quiet`: its output is kept and shown only if it fails, and the
+ * phase is one line, "<label> ... done in 1.2 s".
+ */
+function step(file, args, { cwd, env, quiet, label }) {
+  return new Promise((resolvePromise) => {
+    const started = Date.now();
+    if (quiet) process.stderr.write(`[toolwire bootstrap] ${label} ... `);
+    const child = spawn(file, args, {
+      cwd,
+      env,
+      detached: process.platform !== 'win32',
+      stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    });
+    current = child;
+    const output = [];
+    if (quiet) {
+      child.stdout.on('data', (chunk) => output.push(chunk));
+      child.stderr.on('data', (chunk) => output.push(chunk));
+    }
+    child.on('error', (error) => {
+      if (quiet) process.stderr.write('\n');
+      fail(`could not run ${file}: ${error.message}`);
+    });
+    child.on('close', (code, signal) => {
+      current = undefined;
+      const status = code ?? (signal ? 128 + (signal === 'SIGHUP' ? 1 : 2) : 1);
+      if (quiet) {
+        if (status === 0) {
+          process.stderr.write(`done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+        } else {
+          process.stderr.write('failed\n');
+          process.stderr.write(Buffer.concat(output));
+        }
+      }
+      resolvePromise(status);
+    });
+  });
+}
+
+async function main() {
   if (!['setup', 'test', 'start', 'bench'].includes(command)) {
     fail(`unknown command "${command}" (expected setup, test, start or bench)`);
   }
@@ -208,19 +285,33 @@ function main() {
   delete env.npm_config_user_agent;
   delete env.npm_execpath;
 
-  const pnpm = (args) => run(node, [pnpmCli, ...args], { cwd: repoRoot, env });
+  const pnpm = (args, options = {}) =>
+    step(node, [pnpmCli, ...args], { cwd: repoRoot, env, ...options });
   log(
     `node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()}, pnpm from ${pnpmCli}`,
   );
-  const installStatus = pnpm(['install', '--frozen-lockfile']);
+  const installStatus = await pnpm(['install', '--frozen-lockfile'], {
+    quiet: true,
+    label: 'installing dependencies',
+  });
   if (installStatus !== 0) fail(`pnpm install --frozen-lockfile failed (exit ${installStatus})`);
 
   if (command === 'setup') {
     log(`ready. To use this toolchain in a shell: export PATH="${binDir}${sep}$PATH"`);
     return;
   }
-  const script = { test: 'test:all', start: 'start:gateway', bench: 'bench' }[command];
-  process.exit(pnpm(['run', script, ...extraArgs]));
+  if (command === 'start') {
+    const buildStatus = await pnpm(['exec', 'turbo', 'run', 'build', '--output-logs=errors-only'], {
+      quiet: true,
+      label: 'building',
+    });
+    if (buildStatus !== 0) fail(`the build failed (exit ${buildStatus}); its errors are above`);
+    const server = join(repoRoot, 'apps', 'server', 'dist', 'main.js');
+    if (!existsSync(server)) fail(`the build finished but ${server} is missing`);
+    process.exit(await step(node, [server, ...extraArgs], { cwd: repoRoot, env }));
+  }
+  const script = { test: 'test:all', bench: 'bench' }[command];
+  process.exit(await pnpm(['run', script, ...extraArgs]));
 }
 
-main();
+await main();
