@@ -334,6 +334,45 @@ export async function handleChatCompletions(
   }
 }
 
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  405: 'invalid_request_error',
+  413: 'invalid_request_error',
+  429: 'rate_limit_error',
+};
+
+/**
+ * Errors of the OpenAI-compatible endpoints in OpenAI's shape,
+ * `{ "error": { "message", "type", "param", "code" } }`, which OpenAI SDKs parse.
+ */
+export function sendOpenAiError(res: ServerResponse, error: unknown): void {
+  const status = error instanceof HttpError ? error.status : 500;
+  const data = error instanceof HttpError && isRecord(error.data) ? error.data : {};
+  const message =
+    error instanceof HttpError
+      ? error.message
+      : `Internal error: ${error instanceof Error ? error.message : String(error)}`;
+  sendJson(
+    res,
+    status,
+    {
+      error: {
+        message,
+        type:
+          typeof data.type === 'string'
+            ? data.type
+            : (ERROR_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error')),
+        param: typeof data.param === 'string' ? data.param : null,
+        code: typeof data.code === 'string' ? data.code : null,
+      },
+    },
+    error instanceof HttpError ? error.headers : {},
+  );
+}
+
 /** A failure of the upstream model: 502, with its message. */
 function upstreamFailure(error: unknown): HttpError {
   const message = error instanceof Error ? error.message : String(error);

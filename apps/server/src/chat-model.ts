@@ -16,9 +16,24 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
+function notConfigured(message: string, param: string | null): HttpError {
+  return new HttpError(
+    400,
+    message,
+    -32602,
+    {},
+    {
+      type: 'invalid_request_error',
+      param,
+      code: 'model_not_configured',
+    },
+  );
+}
+
 /**
  * The upstream model of `/v1/chat/completions`, from the config's `chat` section (`model` may be
- * overridden per request). Throws a 503 naming what to configure when there is none.
+ * overridden per request). Throws a 400 naming what to configure when there is none: not a 5xx,
+ * which OpenAI SDKs would retry although nothing changes until the config does.
  */
 export function chatModelFromConfig(
   config: ToolwireConfig,
@@ -27,28 +42,25 @@ export function chatModelFromConfig(
 ): ChatModel {
   const chat = config.chat;
   if (!chat?.provider) {
-    throw new HttpError(
-      503,
+    throw notConfigured(
       'No upstream model is configured: add a "chat" section ({ "provider", "baseUrl", "apiKey", "model" }) to toolwire.config.json',
-      -32603,
+      null,
     );
   }
   const provider = chat.provider;
   const model = nonEmpty(requestedModel) ?? nonEmpty(chat.model);
   if (model === undefined) {
-    throw new HttpError(
-      400,
+    throw notConfigured(
       'model: no model in the request and none in the config (chat.model)',
-      -32602,
+      'model',
     );
   }
   const variable = KEY_VARIABLES[provider];
   const apiKey = nonEmpty(chat.apiKey) ?? (variable ? nonEmpty(env[variable]) : undefined);
   const missingKey = () =>
-    new HttpError(
-      503,
+    notConfigured(
       `chat.apiKey: the ${provider} provider needs an API key (or set ${variable})`,
-      -32603,
+      null,
     );
   switch (provider) {
     case 'openai': {
@@ -72,6 +84,6 @@ export function chatModelFromConfig(
     case 'ollama':
       return createOllama({ host: nonEmpty(chat.baseUrl) ?? 'http://127.0.0.1:11434' })(model);
     default:
-      throw new HttpError(503, `chat.provider: unknown provider "${String(provider)}"`, -32603);
+      throw notConfigured(`chat.provider: unknown provider "${String(provider)}"`, null);
   }
 }

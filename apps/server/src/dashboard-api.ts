@@ -147,8 +147,9 @@ export async function handleDashboardApi(
     if (!isRecord(body) || typeof body.code !== 'string' || body.code.trim() === '') {
       throw new HttpError(400, 'code: expected TypeScript source', -32602);
     }
+    // As `toolwire code run`: code that fails the type check is reported, not run.
     const typecheck =
-      body.typecheck === 'off' || body.typecheck === 'error' ? body.typecheck : 'warn';
+      body.typecheck === 'off' || body.typecheck === 'warn' ? body.typecheck : 'error';
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableEnded) controller.abort();

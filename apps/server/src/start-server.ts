@@ -14,7 +14,7 @@ import {
 } from '@toolwire/forwarder';
 import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
 import { CallLog } from './call-log.js';
-import { handleChatCompletions, handleModels } from './chat-completions.js';
+import { handleChatCompletions, handleModels, sendOpenAiError } from './chat-completions.js';
 import { handleDashboardApi, visibleServers } from './dashboard-api.js';
 import { DASHBOARD_HTML } from './dashboard-page.js';
 import { embeddedDefaultConfig, toolwireCacheDir } from './default-config.js';
@@ -299,7 +299,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       if (!(error instanceof HttpError)) {
         logger.error('request failed', { path: req.url, error: (error as Error).message });
       }
-      sendError(res, error);
+      if (req.url?.startsWith('/v1/')) sendOpenAiError(res, error);
+      else sendError(res, error);
     });
   }
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {

@@ -186,8 +186,41 @@ describe('POST /v1/chat/completions', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
       });
-      expect(res.status).toBe(503);
-      expect(((await res.json()) as any).error.message).toMatch(/"chat" section/);
+      // OpenAI's error shape and a status SDKs do not retry: nothing changes until the config does.
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as any;
+      expect(Object.keys(body)).toEqual(['error']);
+      expect(body.error).toEqual({
+        message: expect.stringMatching(/"chat" section/),
+        type: 'invalid_request_error',
+        param: null,
+        code: 'model_not_configured',
+      });
+      let requests = 0;
+      const sdk = new OpenAI({
+        baseURL: `${bare.url}/v1`,
+        apiKey: 'unused',
+        maxRetries: 2,
+        fetch: (input, init) => {
+          requests++;
+          return fetch(input, init);
+        },
+      });
+      await expect(
+        sdk.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+      ).rejects.toMatchObject({
+        status: 400,
+        code: 'model_not_configured',
+        type: 'invalid_request_error',
+      });
+      expect(requests).toBe(1);
+      const wrongMethod = await fetch(`${bare.url}/v1/chat/completions`);
+      expect(((await wrongMethod.json()) as any).error).toEqual({
+        message: 'Use POST',
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      });
     } finally {
       await bare.close();
     }
