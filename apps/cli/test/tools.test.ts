@@ -203,6 +203,34 @@ describe('toolwire tools call', () => {
     expect(JSON.stringify(body)).toContain('42');
   });
 
+  it('prints the error as JSON on stdout with --json when the call cannot be made', async () => {
+    const result = await run(['tools', 'call', 'nosuch', '--json', '--args', '{}']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: { code: 'no_such_tool', message: expect.stringContaining('"nosuch"') },
+    });
+    expectOneLineError(result.stderr);
+  });
+
+  it('says a down server\'s tool cannot be called now, with the reason, not "no tool named"', async () => {
+    const file = join(sandbox.home, 'down.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { broken: { command: join(sandbox.home, 'no-such-binary'), args: [] } },
+        nativeTools: ['hash'],
+      }),
+    );
+    const result = await run(['--config', file, 'tools', 'call', 'broken__read', '--json']);
+    expect(result.code).toBe(1);
+    // The registry's warning about the server, then the error.
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    const line = result.stderr.trim().split('\n').at(-1)!;
+    expect(line).toMatch(/MCP server "broken" is unavailable.*broken__read.*: \S/);
+    expect(line).not.toContain('No tool named');
+    expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'server_unavailable' } });
+  });
+
   it('names the nearest tools for an unknown name (exit 2)', async () => {
     const result = await run(['tools', 'call', 'fs__read_txt_file', '--args', '{}']);
     expect(result.code).toBe(2);

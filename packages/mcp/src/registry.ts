@@ -24,11 +24,12 @@ import {
   type ToolwireConfig,
   type TransportKind,
 } from '@toolwire/config';
+import { ServerUnavailableError } from './errors.js';
 import { createGatewayTools } from './gateway-tools.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { createNativeTools } from './native-tools.js';
 import { createOAuthSessionFactory, type RegistryOAuthOptions } from './oauth.js';
-import { assignToolNames, type NamingEntry } from './naming.js';
+import { assignToolNames, DEFAULT_SEPARATOR, type NamingEntry } from './naming.js';
 import {
   ServerConnection,
   type ServerRequestHandlers,
@@ -354,11 +355,19 @@ class McpRegistry implements Registry {
     options: CallToolOptions = {},
   ): Promise<CallToolResult> {
     const entry = this.byName.get(name);
-    if (!entry)
+    if (!entry) {
+      const down = this.downServerNaming(name);
+      if (down)
+        throw new ServerUnavailableError({
+          server: down.name,
+          toolName: name,
+          reason: down.reason ?? 'it is down',
+        });
       throw new NoSuchToolError({
         toolName: name,
         availableTools: this.ordered.map((e) => e.tool.name),
       });
+    }
     const parsed = parseToolArguments(entry.tool.inputSchema, args, {
       toolName: name,
       nullMeansAbsent: this.nullMeansAbsent,
@@ -369,6 +378,25 @@ class McpRegistry implements Registry {
     if (entry.native) return this.callNative(entry.native, name, parsed.value, options);
     const result = await entry.connection!.call(entry.tool.originalName, parsed.value, options);
     return normaliseResult(result, entry.tool);
+  }
+
+  /**
+   * The server that is down (or still connecting) whose prefix `name` carries: its tools are not
+   * listed while it is down, and "no tool named …" would send the user looking for a typo.
+   */
+  private downServerNaming(name: string): { name: string; reason?: string } | undefined {
+    const namespace = this.config.namespace ?? {};
+    if ((namespace.strategy ?? 'prefix') !== 'prefix') return undefined;
+    const separator = namespace.separator ?? DEFAULT_SEPARATOR;
+    for (const [serverName, connection] of this.connections) {
+      if (connection.status !== 'down' && connection.status !== 'connecting') continue;
+      if (!name.startsWith(`${connection.config.prefix ?? serverName}${separator}`)) continue;
+      return {
+        name: serverName,
+        ...(connection.reason !== undefined ? { reason: connection.reason } : {}),
+      };
+    }
+    return undefined;
   }
 
   private async callNative(

@@ -5,10 +5,10 @@ import {
   type ServerInfo,
   type ToolwireConfig,
 } from '@toolwire/mcp';
-import { isPlainObject, toolResultText } from '@toolwire/schema';
+import { ToolwireError, isPlainObject, toolResultText } from '@toolwire/schema';
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
-import { CommandFailedError, UsageError } from '../errors.js';
+import { CommandFailedError, UsageError, describeError } from '../errors.js';
 import { formatJson, oneLine, renderTable, type Colors } from '../output.js';
 import { withRegistry } from '../registry.js';
 
@@ -126,7 +126,17 @@ export async function callToolCommand(
   args: Record<string, unknown>,
   json: boolean,
 ): Promise<void> {
-  const result: CallToolResult = await registry.callTool(name, args);
+  let result: CallToolResult;
+  try {
+    result = await registry.callTool(name, args);
+  } catch (error) {
+    // With --json, stdout always holds one document: the result, or why there is none.
+    if (json) {
+      const code = ToolwireError.isInstance(error) ? error.code : 'error';
+      writeLine(ctx.stdout, formatJson({ error: { code, message: describeError(error) } }));
+    }
+    throw error;
+  }
   const converted = toToolResult({ id: 'cli', name }, result);
   if (json) {
     writeLine(ctx.stdout, formatJson(result));
