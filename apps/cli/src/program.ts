@@ -32,6 +32,11 @@ export function nonNegativeInteger(value: string): number {
   return Number(value);
 }
 
+/** The "Examples:" block at the end of a help screen. */
+function examples(lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  ${line}`).join('\n')}\n`;
+}
+
 function globals(command: Command): GlobalOptions {
   return command.optsWithGlobals<GlobalOptions>();
 }
@@ -61,6 +66,18 @@ export function createProgram(ctx: CliContext): Command {
     )
     .option('--json', 'machine-readable output on stdout (logs stay on stderr)')
     .showSuggestionAfterError(true)
+    // Every subcommand's --help lists --config and --json too (they work after the subcommand).
+    .configureHelp({ showGlobalOptions: true })
+    .addHelpText(
+      'after',
+      examples([
+        'toolwire tools list',
+        `toolwire tools call calculate --args '{"expression":"6*7"}'`,
+        `echo 'return await calculate({ expression: "6*7" })' | toolwire code run -`,
+        'toolwire chat --provider ollama --model llama3.2',
+        'toolwire serve --port 9000 --config ./toolwire.config.json',
+      ]),
+    )
     .exitOverride()
     .configureOutput({
       writeOut: (text) => ctx.stdout.write(text),
@@ -72,11 +89,23 @@ export function createProgram(ctx: CliContext): Command {
 
   const tools = program
     .command('tools')
-    .description('the unified tool list: native tools and every MCP server');
+    .description('the unified tool list: native tools and every MCP server')
+    .addHelpText(
+      'after',
+      examples([
+        'toolwire tools list',
+        'toolwire tools list --json',
+        `toolwire tools call hash --args '{"data":"hi","algorithm":"sha256"}'`,
+      ]),
+    );
 
   tools
     .command('list')
     .description('list every tool with its source and status')
+    .addHelpText(
+      'after',
+      examples(['toolwire tools list', 'toolwire tools list --json --config ./mcp.json']),
+    )
     .action(async (_options: unknown, command: Command) => {
       const { json } = globals(command);
       const { config } = loadFor(ctx, command);
@@ -89,6 +118,13 @@ export function createProgram(ctx: CliContext): Command {
     .description('call one tool by its exposed name and print the result')
     .argument('<name>', 'the exposed tool name (see `toolwire tools list`)')
     .option('--args <json>', 'the arguments as a JSON object', '{}')
+    .addHelpText(
+      'after',
+      examples([
+        `toolwire tools call calculate --args '{"expression":"2 * (3 + 4)"}'`,
+        `toolwire tools call time --args '{"name":"get_time_utc"}' --json`,
+      ]),
+    )
     .action(async (name: string, options: { args?: string }, command: Command) => {
       const { json } = globals(command);
       const { parseArgsFlag, toolsCallCommand } = await import('./commands/tools.js');
@@ -99,11 +135,13 @@ export function createProgram(ctx: CliContext): Command {
 
   const code = program
     .command('code')
-    .description('code mode: the TypeScript API the model sees, and running scripts against it');
+    .description('code mode: the TypeScript API the model sees, and running scripts against it')
+    .addHelpText('after', examples(['toolwire code types', 'toolwire code run script.ts']));
 
   code
     .command('types')
     .description('print the TypeScript declarations code mode gives the model')
+    .addHelpText('after', examples(['toolwire code types', 'toolwire code types --json']))
     .action(async (_options: unknown, command: Command) => {
       const { json } = globals(command);
       const { config } = loadFor(ctx, command);
@@ -124,6 +162,14 @@ export function createProgram(ctx: CliContext): Command {
         .choices(['off', 'warn', 'error'])
         .default('error'),
     )
+    .addHelpText(
+      'after',
+      examples([
+        'toolwire code run script.ts --timeout-ms 5000 --max-tool-calls 10',
+        `echo 'return await calculate({ expression: "6*7" })' | toolwire code run -`,
+        'toolwire code run script.ts --typecheck warn --json',
+      ]),
+    )
     .action(async (file: string, options: CodeRunFlags, command: Command) => {
       const { json } = globals(command);
       const { readScript, codeRunCommand } = await import('./commands/code.js');
@@ -141,6 +187,16 @@ export function createProgram(ctx: CliContext): Command {
     .option('--api-key <key>', "the API key (default: the provider's usual environment variable)")
     .addOption(new Option('--mode <mode>', 'how the model gets the tools').choices(CHAT_MODES))
     .option('--once <prompt>', 'answer one prompt, print the answer and exit')
+    .addHelpText(
+      'after',
+      examples([
+        'toolwire chat',
+        'toolwire chat --provider ollama --model llama3.2',
+        'toolwire chat --provider openai --model gpt-5-mini --once "What is 6*7?"',
+        'toolwire chat --once "hash hello with sha256" --json',
+        'toolwire chat --provider openai --base-url http://127.0.0.1:1234/v1 --mode code',
+      ]),
+    )
     .action(async (options: ChatFlags, command: Command) => {
       const { json } = globals(command);
       const { config } = loadFor(ctx, command);
@@ -154,6 +210,14 @@ export function createProgram(ctx: CliContext): Command {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', portNumber, 8787)
     .option('--allowed-hosts <list>', 'Host/Origin names accepted besides loopback, or *')
+    .addHelpText(
+      'after',
+      examples([
+        'toolwire serve',
+        'toolwire serve --port 9000 --config ./toolwire.config.json',
+        'toolwire serve --host 0.0.0.0 --allowed-hosts gateway.example.com',
+      ]),
+    )
     .action(
       async (options: { host: string; port: number; allowedHosts?: string }, command: Command) => {
         const { config } = globals(command);

@@ -291,6 +291,23 @@ describe('toolwire usage errors', () => {
     for (const command of ['tools', 'code', 'chat', 'serve']) {
       expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
+    expect(help.stdout).toContain('Examples:');
+    // Every subcommand's help names the global flags (they work after it) and shows examples.
+    for (const command of [
+      ['tools'],
+      ['tools', 'list'],
+      ['tools', 'call'],
+      ['code', 'types'],
+      ['code', 'run'],
+      ['chat'],
+      ['serve'],
+    ]) {
+      const sub = await run([...command, '--help']);
+      expect(sub.code).toBe(0);
+      expect(sub.stdout).toMatch(/^\s+--config <file>/m);
+      expect(sub.stdout).toMatch(/^\s+--json\s/m);
+      expect(sub.stdout).toMatch(new RegExp(`Examples:\\n  toolwire ${command[0]}`));
+    }
     const version = await run(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);

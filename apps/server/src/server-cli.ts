@@ -22,6 +22,12 @@ export const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] 
   --request-timeout-ms MS  a whole request, body included, must arrive within this (default 30000; headers: 10 s)
 
 Signals: SIGTERM/SIGINT stop gracefully (in-flight calls finish, stdio servers are stopped); SIGHUP reloads the config.
+
+Examples:
+  toolwire-server                                  built-in config at http://127.0.0.1:8787 (MCP at /mcp, dashboard at /)
+  toolwire-server --config ./toolwire.config.json --port 9000
+  toolwire-server --host 0.0.0.0 --allowed-hosts gateway.example.com
+  kill -HUP <pid>                                  reload the config without dropping connections
 `;
 
 /** Thrown for bad flags: one line, exit code 2. */

@@ -61,6 +61,12 @@ describe('toolwire-server binary', () => {
     expect(badConfig.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('shows examples in --help', () => {
+    const help = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/Examples:\n  toolwire-server /);
+  });
+
   it('reloads on SIGHUP and stops gracefully on SIGTERM: the in-flight call finishes, children stop', async () => {
     const logFile = join(mkdtempSync(join(tmpdir(), 'toolwire-bin-log-')), 'calls.jsonl');
     const file = configFile({
