@@ -129,12 +129,36 @@ export async function handleDashboardApi(
     if (body.arguments !== undefined && !isRecord(body.arguments)) {
       throw new HttpError(400, 'arguments: expected an object', -32602);
     }
-    try {
-      const result = await runtime.forwarder.callTool(body.name, body.arguments ?? {}, { token });
-      sendJson(res, 200, { ok: true, result });
-    } catch (error) {
-      sendJson(res, 200, { ok: false, error: faultBody(error) });
+    // The page cancels a call by dropping the request; the call upstream is cancelled with it.
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableEnded) controller.abort();
+    });
+    // `stream: true`: newline-delimited JSON, `{ progress }` lines as the tool reports them, then
+    // `{ done }` with what the plain form answers.
+    const stream = body.stream === true;
+    if (stream) {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
+      res.flushHeaders();
     }
+    let answer: { ok: true; result: unknown } | { ok: false; error: ReturnType<typeof faultBody> };
+    try {
+      const result = await runtime.forwarder.callTool(body.name, body.arguments ?? {}, {
+        token,
+        signal: controller.signal,
+        ...(stream
+          ? {
+              meta: { progressToken: 'dashboard' },
+              onProgress: (progress) => void res.write(`${JSON.stringify({ progress })}\n`),
+            }
+          : {}),
+      });
+      answer = { ok: true, result };
+    } catch (error) {
+      answer = { ok: false, error: faultBody(error) };
+    }
+    if (stream) res.end(`${JSON.stringify({ done: answer })}\n`);
+    else sendJson(res, 200, answer);
     return;
   }
   if (path === '/api/declarations' && req.method === 'GET') {
