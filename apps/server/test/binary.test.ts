@@ -64,7 +64,7 @@ describe('toolwire-server binary', () => {
   it('shows examples in --help', () => {
     const help = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
     expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/Examples:\n  toolwire-server /);
+    expect(help.stdout).toMatch(/Examples:\n {2}toolwire-server /);
   });
 
   it('reloads on SIGHUP and stops gracefully on SIGTERM: the in-flight call finishes, children stop', async () => {
