@@ -285,7 +285,7 @@ describe('toolwire usage errors', () => {
     expect(expectOneLineError(command.stderr)).toMatch(/unknown command 'tool'.*tools/);
   });
 
-  it('prints help and the version with exit 0', async () => {
+  it('prints help and the version with exit 0', { timeout: 60_000 }, async () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['tools', 'code', 'chat', 'serve']) {
@@ -293,7 +293,7 @@ describe('toolwire usage errors', () => {
     }
     expect(help.stdout).toContain('Examples:');
     // Every subcommand's help names the global flags (they work after it) and shows examples.
-    for (const command of [
+    const commands = [
       ['tools'],
       ['tools', 'list'],
       ['tools', 'call'],
@@ -301,8 +301,10 @@ describe('toolwire usage errors', () => {
       ['code', 'run'],
       ['chat'],
       ['serve'],
-    ]) {
-      const sub = await run([...command, '--help']);
+    ];
+    const helps = await Promise.all(commands.map((command) => run([...command, '--help'])));
+    for (const [i, command] of commands.entries()) {
+      const sub = helps[i]!;
       expect(sub.code).toBe(0);
       expect(sub.stdout).toMatch(/^\s+--config <file>/m);
       expect(sub.stdout).toMatch(/^\s+--json\s/m);
