@@ -4,7 +4,8 @@
 // closing line (tooling/bootstrap/test-summary.mjs).
 import { defineConfig } from 'vitest/config';
 
-export const resultsFile = 'node_modules/.cache/toolwire/vitest-results.json';
+export const resultsDirectory = 'node_modules/.cache/toolwire';
+export const resultsFile = `${resultsDirectory}/vitest-results.json`;
 
 export function createVitestConfig(overrides = {}) {
   return defineConfig({
