@@ -3,6 +3,7 @@ export type {
   OpenAIProvider,
   OpenAIProviderSettings,
   OpenAIChatSettings,
+  OpenAIResponsesSettings,
   XaiProviderSettings,
 } from './openai-provider.js';
 export { OpenAIChatModel } from './openai-chat-model.js';
@@ -30,3 +31,29 @@ export {
 } from './openai-response.js';
 export type { OpenAIWireUsage, OpenAIWireCompletion } from './openai-response.js';
 export { mapOpenAIError } from './openai-errors.js';
+export { OpenAIResponsesModel } from './openai-responses-model.js';
+export type { OpenAIResponsesModelConfig } from './openai-responses-model.js';
+export { buildOpenAIResponsesRequest } from './openai-responses-request.js';
+export type {
+  BuiltOpenAIResponsesRequest,
+  OpenAIResponsesRequestBody,
+  OpenAIResponsesRequestSettings,
+  ResponsesToolWire,
+} from './openai-responses-request.js';
+export {
+  convertMessagesToResponsesInput,
+  RESPONSES_METADATA_KEY,
+} from './openai-responses-input.js';
+export type { ResponsesInputItem, ResponsesInputContent } from './openai-responses-input.js';
+export { OpenAIResponsesStreamAccumulator } from './openai-responses-stream-accumulator.js';
+export type { ResponsesStreamEvent } from './openai-responses-stream-accumulator.js';
+export {
+  readResponsesOutput,
+  normalizeResponsesUsage,
+  normalizeResponsesFinishReason,
+} from './openai-responses-response.js';
+export type {
+  ResponsesWireResponse,
+  ResponsesWireItem,
+  ResponsesWireUsage,
+} from './openai-responses-response.js';

@@ -2,8 +2,6 @@ import {
   CancelledError,
   UnsupportedFeatureError,
   StreamProtocolError,
-  guardPromise,
-  guardStream,
   type ChatModel,
   type ChatRequest,
   type ChatResponse,
@@ -23,6 +21,7 @@ import {
   type OpenAIWireCompletion,
 } from './openai-response.js';
 import { OpenAIStreamAccumulator, type OpenAIWireChunk } from './openai-stream-accumulator.js';
+import { streamOpenAI } from './openai-stream.js';
 
 export interface OpenAIChatModelConfig extends Omit<OpenAIRequestSettings, 'modelId'> {
   client: OpenAI;
@@ -113,86 +112,25 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   private async *streamParts(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
-    const context = {
-      provider: this.provider,
-      signal: request.signal,
-      toolNames: (request.tools ?? []).map((tool) => tool.name),
-      streaming: true,
-    };
     if (request.signal?.aborted)
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
     const built = this.buildRequest(request, { stream: true });
-    for (const warning of built.warnings) yield { type: 'warning', warning };
-
-    // Our own controller lets the idle guard stop a stalled stream; it follows the caller's signal.
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(request.signal?.reason);
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    const idleMs = this.config.idleTimeoutMs;
-    const idleMessage = `${this.provider}: the stream sent nothing for ${idleMs} ms and was closed (idleTimeoutMs)`;
-
-    const accumulator = new OpenAIStreamAccumulator(this.modelId);
-    try {
-      let stream: AsyncIterable<OpenAIWireChunk>;
-      try {
-        stream = (await guardPromise(
-          this.config.client.chat.completions.create(
-            built.body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
-            {
-              signal: controller.signal,
-              ...(request.headers ? { headers: request.headers } : {}),
-            },
-          ),
-          {
-            ms: idleMs,
-            signal: request.signal,
-            onTimeout: () => {
-              controller.abort();
-              return new StreamProtocolError({ provider: this.provider, message: idleMessage });
-            },
-          },
-        )) as unknown as AsyncIterable<OpenAIWireChunk>;
-      } catch (error) {
-        throw mapOpenAIError(error, { ...context, streaming: false });
-      }
-      try {
-        const guarded = guardStream(stream, {
-          idleMs,
-          signal: request.signal,
-          onStop: () => controller.abort(),
-          provider: this.provider,
-          idleMessage,
-        });
-        for await (const chunk of guarded) {
-          for (const part of accumulator.push(chunk)) yield part;
-        }
-      } catch (error) {
-        throw mapOpenAIError(error, context);
-      }
-      // The SDK ends quietly when its request is aborted, so how the stream ended is checked here.
-      if (request.signal?.aborted)
-        throw new CancelledError({
-          message: `${this.provider}: the request was cancelled`,
-          cause: request.signal.reason,
-        });
-      if (!accumulator.finished) {
-        throw new StreamProtocolError({
-          provider: this.provider,
-          message: `${this.provider}: the stream ended before the model finished (no finish_reason): the connection was probably cut`,
-        });
-      }
-    } finally {
-      request.signal?.removeEventListener('abort', onAbort);
-      // Also when the consumer stops early (`break`): the connection must not stay open.
-      controller.abort();
-    }
-    for (const part of accumulator.finishParts()) yield part;
-    const response = assembleResponse(accumulator.result(), this.responseContext(request, built));
-    // Warnings found while reading the answer (repairs, unusable calls) are parts too.
-    for (const warning of response.warnings.slice(built.warnings.length))
-      yield { type: 'warning', warning };
-    yield { type: 'finish', response };
+    const { warnings, ...context } = this.responseContext(request, built);
+    yield* streamOpenAI<OpenAIWireChunk>({
+      provider: this.provider,
+      request,
+      idleTimeoutMs: this.config.idleTimeoutMs,
+      warnings,
+      open: async (signal) =>
+        (await this.config.client.chat.completions.create(
+          built.body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+          { signal, ...(request.headers ? { headers: request.headers } : {}) },
+        )) as unknown as AsyncIterable<OpenAIWireChunk>,
+      accumulator: new OpenAIStreamAccumulator(this.modelId),
+      missingEnd: 'no finish_reason',
+      context,
+    });
   }
 }

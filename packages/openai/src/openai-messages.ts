@@ -33,9 +33,9 @@ export interface ConvertMessagesOptions {
   imageToolResults: 'user-message' | 'text';
 }
 
-const dataUrl = (image: ImagePart) => `data:${image.mediaType};base64,${image.data}`;
+export const dataUrl = (image: ImagePart): string => `data:${image.mediaType};base64,${image.data}`;
 
-function partText(part: ToolResultPart, imageNote: (part: ImagePart) => string): string {
+export function partText(part: ToolResultPart, imageNote: (part: ImagePart) => string): string {
   switch (part.type) {
     case 'text':
       return part.text;
@@ -48,11 +48,11 @@ function partText(part: ToolResultPart, imageNote: (part: ImagePart) => string):
   }
 }
 
-function approximateBytes(base64: string): number {
+export function approximateBytes(base64: string): number {
   return Math.round((base64.length * 3) / 4);
 }
 
-function toolMessageContent(result: ToolResult, imagesMoved: boolean): string {
+export function toolMessageContent(result: ToolResult, imagesMoved: boolean): string {
   const note = (image: ImagePart) =>
     imagesMoved
       ? `[image (${image.mediaType}, ${approximateBytes(image.data)} bytes) attached in the next user message]`

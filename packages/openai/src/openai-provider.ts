@@ -1,6 +1,7 @@
 import type { ModelCapabilities } from '@toolwire/schema';
 import OpenAI from 'openai';
 import { OpenAIChatModel } from './openai-chat-model.js';
+import { OpenAIResponsesModel } from './openai-responses-model.js';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const XAI_BASE_URL = 'https://api.x.ai/v1';
@@ -68,10 +69,32 @@ export interface OpenAIChatSettings {
   capabilities?: Partial<ModelCapabilities>;
 }
 
+export interface OpenAIResponsesSettings {
+  /** As for chat models: strict function tools where the schema allows (default false). */
+  strictTools?: boolean;
+  /** Send `text.format` schemas strict when eligible (default true on OpenAI, false elsewhere). */
+  strictResponseFormat?: boolean;
+  /**
+   * `store` as sent (the API's default is to store responses). With `store: false` reasoning
+   * items can only be replayed with their `encrypted_content`, which is then asked for.
+   */
+  store?: boolean;
+  /** Ask for `reasoning.encrypted_content` (default: when `store` is false). */
+  encryptedReasoning?: boolean;
+  /** `reasoning` as sent, e.g. `{ effort: 'low', summary: 'auto' }` (reasoning models only). */
+  reasoning?: { effort?: string; summary?: string };
+  /** Overrides the provider's `idleTimeoutMs` for this model. */
+  idleTimeoutMs?: number;
+  /** What this model can do, where the defaults are wrong. */
+  capabilities?: Partial<ModelCapabilities>;
+}
+
 /** Creates models: `provider(modelId, settings?)`. */
 export interface OpenAIProvider {
   (modelId: string, settings?: OpenAIChatSettings): OpenAIChatModel;
   chat(modelId: string, settings?: OpenAIChatSettings): OpenAIChatModel;
+  /** A model on the Responses API (`POST /v1/responses`); Chat Completions stays the default. */
+  responses(modelId: string, settings?: OpenAIResponsesSettings): OpenAIResponsesModel;
   readonly providerName: string;
   /** The underlying SDK client, for APIs this package does not wrap. */
   readonly client: OpenAI;
@@ -164,9 +187,36 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
       capabilities: { ...capabilitiesFor(kind, streamUsage), ...chat.capabilities },
     });
   };
+  const responses = (
+    modelId: string,
+    options: OpenAIResponsesSettings = {},
+  ): OpenAIResponsesModel => {
+    if (options.strictTools && kind === 'xai')
+      throw new TypeError('strictTools: xAI has no strict function calling; leave it off');
+    if (options.store !== undefined && typeof options.store !== 'boolean')
+      throw new TypeError(`store must be true or false (got ${JSON.stringify(options.store)})`);
+    return new OpenAIResponsesModel(modelId, {
+      client,
+      providerName,
+      schemaDialect,
+      strictTools: options.strictTools ?? false,
+      strictResponseFormat: options.strictResponseFormat ?? kind === 'openai',
+      store: options.store,
+      encryptedReasoning: options.encryptedReasoning ?? options.store === false,
+      reasoning: options.reasoning,
+      idleTimeoutMs: positive(options.idleTimeoutMs, 'idleTimeoutMs') ?? idleTimeoutMs,
+      capabilities: {
+        ...capabilitiesFor(kind, true),
+        // function_call_output takes images.
+        imagesInToolResults: true,
+        ...options.capabilities,
+      },
+    });
+  };
   const provider = create as OpenAIProvider;
   Object.defineProperties(provider, {
     chat: { value: create },
+    responses: { value: responses },
     providerName: { value: providerName },
     client: { value: client },
   });

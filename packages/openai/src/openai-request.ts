@@ -100,44 +100,19 @@ export function buildOpenAIRequest(
   const strictToolNames: string[] = [];
 
   if (tools.length > 0) {
-    tools.forEach((tool, i) => {
-      if (!NAME_PATTERN.test(tool.name)) {
-        throw new TypeError(
-          `request.tools[${i}].name "${tool.name}" must match ${NAME_PATTERN} (letters, digits, _ and -, at most 64) for OpenAI-compatible APIs`,
-        );
-      }
-    });
-    const wireTools: OpenAIToolWire[] = [];
-    if (settings.strictTools) {
-      for (const tool of tools) {
-        const converted = convertSchema(tool.inputSchema, 'openai-strict', { toolName: tool.name });
-        warnings.push(
-          ...schemaWarnings(converted.changes, (c) => `tool "${c.toolName}" schema (strict)`),
-        );
-        if (converted.strict) strictToolNames.push(tool.name);
-        wireTools.push({
-          type: 'function',
-          function: {
-            name: tool.name,
-            description: tool.description,
-            parameters: converted.schema,
-            strict: converted.strict,
-          },
-        });
-      }
-    } else {
-      const converted = convertToolSchemas(tools, settings.schemaDialect);
-      warnings.push(...schemaWarnings(converted.changes, (c) => `tool "${c.toolName}" schema`));
-      for (const tool of converted.tools)
-        wireTools.push({
-          type: 'function',
-          function: {
-            name: tool.name,
-            description: tool.description,
-            parameters: tool.inputSchema,
-          },
-        });
-    }
+    const prepared = prepareOpenAIFunctionTools(request, settings, warnings);
+    strictToolNames.push(...prepared.strictToolNames);
+    const wireTools: OpenAIToolWire[] = prepared.tools.map(
+      ({ name, description, parameters, strict }) => ({
+        type: 'function',
+        function: {
+          name,
+          description,
+          parameters,
+          ...(strict !== undefined ? { strict } : {}),
+        },
+      }),
+    );
     body.tools = wireTools;
     const choice = request.toolChoice;
     if (choice !== undefined)
@@ -155,32 +130,10 @@ export function buildOpenAIRequest(
   }
 
   let strictResponseFormat = false;
-  if (request.responseFormat) {
-    const format = request.responseFormat;
-    if (format.type !== 'json' || format.schema === null || typeof format.schema !== 'object') {
-      throw new TypeError(
-        'request.responseFormat must be { type: "json", schema: <JSON Schema object> }',
-      );
-    }
-    const name = format.name ?? 'response';
-    if (!NAME_PATTERN.test(name))
-      throw new TypeError(`request.responseFormat.name "${name}" must match ${NAME_PATTERN}`);
-    const converted = convertSchema(
-      format.schema,
-      settings.strictResponseFormat ? 'openai-strict' : settings.schemaDialect,
-      { toolName: name },
-    );
-    warnings.push(...schemaWarnings(converted.changes, () => `response format "${name}" schema`));
-    strictResponseFormat = converted.strict;
-    body.response_format = {
-      type: 'json_schema',
-      json_schema: {
-        name,
-        ...(format.description !== undefined ? { description: format.description } : {}),
-        schema: converted.schema,
-        strict: converted.strict,
-      },
-    };
+  const format = prepareOpenAIResponseFormat(request, settings, warnings);
+  if (format) {
+    strictResponseFormat = format.strict;
+    body.response_format = { type: 'json_schema', json_schema: format };
   }
 
   if (request.maxOutputTokens !== undefined)
@@ -196,4 +149,94 @@ export function buildOpenAIRequest(
   const extra = request.providerOptions?.[settings.providerName];
   if (extra) Object.assign(body, extra);
   return { body, warnings, strictToolNames, strictResponseFormat };
+}
+
+/** A function tool in the shape both OpenAI APIs share (Chat Completions nests it under `function`). */
+export interface OpenAIFunctionTool {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  strict?: boolean;
+}
+
+type ToolSettings = Pick<OpenAIRequestSettings, 'schemaDialect' | 'strictTools'>;
+
+/**
+ * Checks tool names and converts the tools' schemas for OpenAI (strict form per tool when
+ * `strictTools` is on and the schema is eligible); each change is a `schema-changed` warning.
+ */
+export function prepareOpenAIFunctionTools(
+  request: ChatRequest,
+  settings: ToolSettings,
+  warnings: ChatWarning[],
+): { tools: OpenAIFunctionTool[]; strictToolNames: string[] } {
+  const tools = request.tools ?? [];
+  tools.forEach((tool, i) => {
+    if (!NAME_PATTERN.test(tool.name)) {
+      throw new TypeError(
+        `request.tools[${i}].name "${tool.name}" must match ${NAME_PATTERN} (letters, digits, _ and -, at most 64) for OpenAI-compatible APIs`,
+      );
+    }
+  });
+  const strictToolNames: string[] = [];
+  const out: OpenAIFunctionTool[] = [];
+  if (settings.strictTools) {
+    for (const tool of tools) {
+      const converted = convertSchema(tool.inputSchema, 'openai-strict', { toolName: tool.name });
+      warnings.push(
+        ...schemaWarnings(converted.changes, (c) => `tool "${c.toolName}" schema (strict)`),
+      );
+      if (converted.strict) strictToolNames.push(tool.name);
+      out.push({
+        name: tool.name,
+        description: tool.description,
+        parameters: converted.schema,
+        strict: converted.strict,
+      });
+    }
+  } else {
+    const converted = convertToolSchemas(tools, settings.schemaDialect);
+    warnings.push(...schemaWarnings(converted.changes, (c) => `tool "${c.toolName}" schema`));
+    for (const tool of converted.tools)
+      out.push({ name: tool.name, description: tool.description, parameters: tool.inputSchema });
+  }
+  return { tools: out, strictToolNames };
+}
+
+/** A JSON-schema response format as both OpenAI APIs take it. */
+export interface OpenAIJsonSchemaFormat {
+  name: string;
+  description?: string;
+  schema: JsonSchema;
+  strict: boolean;
+}
+
+/** Validates and converts `request.responseFormat` (strict form when asked and eligible). */
+export function prepareOpenAIResponseFormat(
+  request: ChatRequest,
+  settings: Pick<OpenAIRequestSettings, 'schemaDialect' | 'strictResponseFormat'>,
+  warnings: ChatWarning[],
+): OpenAIJsonSchemaFormat | undefined {
+  const format = request.responseFormat;
+  if (!format) return undefined;
+  if (format.type !== 'json' || format.schema === null || typeof format.schema !== 'object') {
+    throw new TypeError(
+      'request.responseFormat must be { type: "json", schema: <JSON Schema object> }',
+    );
+  }
+  const name = format.name ?? 'response';
+  if (!NAME_PATTERN.test(name))
+    throw new TypeError(`request.responseFormat.name "${name}" must match ${NAME_PATTERN}`);
+  const converted = convertSchema(
+    format.schema,
+    settings.strictResponseFormat ? 'openai-strict' : settings.schemaDialect,
+    { toolName: name },
+  );
+  warnings.push(...schemaWarnings(converted.changes, () => `response format "${name}" schema`));
+  return {
+    name,
+    ...(format.description !== undefined ? { description: format.description } : {}),
+    schema: converted.schema,
+    strict: converted.strict,
+  };
 }

@@ -82,6 +82,10 @@ export interface OpenAIResponseParts {
   responseId: string | undefined;
   /** Calls the provider sent without a function name (unusable, reported as warnings). */
   droppedCalls: Array<{ id: string; arguments: unknown }>;
+  /** Reasoning as parts carrying provider data (Responses reasoning items); else `reasoning` is used. */
+  reasoningParts?: ReasoningPart[];
+  /** The finish reason, when the API's own (`rawFinishReason`) is not a Chat Completions one. */
+  finishReason?: FinishReason;
 }
 
 function droppedCallWarning(call: { id: string; arguments: unknown }): ChatWarning {
@@ -129,7 +133,9 @@ export function assembleResponse(
     // A refusal is the model's answer; it is also kept in providerMetadata.
     text: parts.text === '' ? parts.refusal : parts.text,
     toolCalls,
-    finishReason: normalizeOpenAIFinishReason(parts.rawFinishReason, toolCalls.length > 0),
+    finishReason:
+      parts.finishReason ??
+      normalizeOpenAIFinishReason(parts.rawFinishReason, toolCalls.length > 0),
     usage: parts.usage,
     warnings:
       parts.droppedCalls.length > 0
@@ -139,7 +145,9 @@ export function assembleResponse(
   };
   if (parts.rawFinishReason !== undefined) response.rawFinishReason = parts.rawFinishReason;
   if (parts.responseId !== undefined) response.responseId = parts.responseId;
-  if (parts.reasoning !== '')
+  if (parts.reasoningParts && parts.reasoningParts.length > 0)
+    response.reasoning = parts.reasoningParts;
+  else if (parts.reasoning !== '')
     response.reasoning = [{ type: 'reasoning', text: parts.reasoning } satisfies ReasoningPart];
   const metadata: Record<string, unknown> = {};
   if (strict.size > 0) {
@@ -154,7 +162,7 @@ export function assembleResponse(
   if (format) {
     const parsed = parseToolArguments(format.schema, parts.text, {
       toolName: format.name ?? 'response',
-      outputTruncated: parts.rawFinishReason === 'length',
+      outputTruncated: response.finishReason === 'length',
       nullMeansAbsent: context.strictResponseFormat,
     });
     if (!parsed.success) throw parsed.error;

@@ -21,6 +21,11 @@ export interface ReasoningPart {
   signature?: string;
   /** Anthropic `redacted_thinking` data. */
   redactedData?: string;
+  /**
+   * Provider data to send back verbatim, keyed by provider (the OpenAI Responses reasoning item,
+   * with its `encrypted_content`, under `openai-responses`).
+   */
+  providerMetadata?: Record<string, unknown>;
 }
 
 export interface AssistantMessage {

@@ -1,6 +1,7 @@
 import type { ChatResponse, ChatWarning, ToolChoice } from '@toolwire/schema';
 import { expect } from 'vitest';
 import type { FakeProviderKind, StaticFakeTurn } from './fake-turn.js';
+import { wireFixture } from './wire-fixtures.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- these read deep into recorded request bodies */
 
@@ -34,7 +35,10 @@ export interface WireExpectations {
   assertParallelToolCalls(body: any, parallel: boolean): void;
   /** Whether the provider enforces tool choice / parallel calls (else it is checked after the fact). */
   enforcesToolChoice: boolean;
-  assertStreamRequest(body: any): void;
+  /** Whether the provider has a parallel-calls switch (default: as `enforcesToolChoice`). */
+  enforcesParallelToolCalls?: boolean;
+  /** `path` is the request's URL path (Gemini says "stream" there, not in the body). */
+  assertStreamRequest(body: any, path: string): void;
   assertSystemPrompt(body: any, text: string): void;
   assertContinuation(body: any, expected: ExpectedContinuation): void;
   /** An image tool result: sent as an image, or replaced by text with an `image-as-text` warning. */
@@ -57,6 +61,8 @@ export interface WireExpectations {
     streamErrorEvent: { body: string; contentType: string; mentions: string };
   };
   fixtures: FixtureExpectation[];
+  /** A non-streamed answer with two calls that carry no (or an empty) id. */
+  callsWithoutIds: StaticFakeTurn;
 }
 
 function textOfContent(content: any): string {
@@ -74,7 +80,35 @@ function textOfContent(content: any): string {
   return '';
 }
 
+const json = (body: unknown): StaticFakeTurn => ({
+  raw: { contentType: 'application/json', body: JSON.stringify(body) },
+});
+
 const openai: WireExpectations = {
+  callsWithoutIds: json({
+    id: 'x',
+    object: 'chat.completion',
+    created: 1,
+    model: 'm',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+            {
+              id: '',
+              type: 'function',
+              function: { name: 'get_time', arguments: '{"timezone":"UTC"}' },
+            },
+          ],
+        },
+        finish_reason: 'tool_calls',
+      },
+    ],
+  }),
   toolNames: (body) => (body.tools ?? []).map((tool: any) => tool.function?.name),
   toolSchema: (body, name) =>
     (body.tools ?? []).find((tool: any) => tool.function?.name === name)?.function?.parameters,
@@ -278,6 +312,19 @@ const openai: WireExpectations = {
 };
 
 const anthropic: WireExpectations = {
+  callsWithoutIds: json({
+    id: 'msg_x',
+    type: 'message',
+    role: 'assistant',
+    model: 'm',
+    content: [
+      { type: 'tool_use', id: '', name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'tool_use', id: '', name: 'get_time', input: { timezone: 'UTC' } },
+    ],
+    stop_reason: 'tool_use',
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1 },
+  }),
   toolNames: (body) => (body.tools ?? []).map((tool: any) => tool.name),
   toolSchema: (body, name) =>
     (body.tools ?? []).find((tool: any) => tool.name === name)?.input_schema,
@@ -437,6 +484,7 @@ const anthropic: WireExpectations = {
 };
 
 const ollama: WireExpectations = {
+  callsWithoutIds: { raw: wireFixture('ollama-chat-tools.json') },
   toolNames: (body) => (body.tools ?? []).map((tool: any) => tool.function?.name),
   toolSchema: (body, name) =>
     (body.tools ?? []).find((tool: any) => tool.function?.name === name)?.function?.parameters,
@@ -565,8 +613,342 @@ const ollama: WireExpectations = {
   ],
 };
 
+/** OpenAI's error bodies, with the parameter paths of the Responses API. */
+const openaiErrors = openai.errors;
+
+const openaiResponses: WireExpectations = {
+  toolNames: (body) => (body.tools ?? []).map((tool: any) => tool.name),
+  toolSchema: (body, name) =>
+    (body.tools ?? []).find((tool: any) => tool.name === name)?.parameters,
+  assertToolChoice(body, choice) {
+    expect(body.tools?.length ?? 0, 'tools stay declared whatever the tool choice').toBeGreaterThan(
+      0,
+    );
+    if (typeof choice === 'object')
+      expect(body.tool_choice).toEqual({ type: 'function', name: choice.toolName });
+    else expect(body.tool_choice).toBe(choice);
+  },
+  assertParallelToolCalls(body, parallel) {
+    expect(body.parallel_tool_calls).toBe(parallel);
+  },
+  enforcesToolChoice: true,
+  assertStreamRequest(body) {
+    expect(body.stream).toBe(true);
+  },
+  assertSystemPrompt(body, text) {
+    if (body.instructions !== undefined) expect(body.instructions).toBe(text);
+    else
+      expect(body.input[0]).toMatchObject({
+        role: expect.stringMatching(/^(system|developer)$/),
+        content: text,
+      });
+  },
+  assertContinuation(body, expected) {
+    const items: any[] = body.input;
+    const first = items.findIndex((item) => item.type === 'function_call');
+    expect(first, 'the function_call items are resent').toBeGreaterThanOrEqual(0);
+    const assistantText = items
+      .slice(0, first)
+      .filter((item) => item.role === 'assistant')
+      .map((item) => textOfContent(item.content))
+      .join('');
+    expect(assistantText).toBe(expected.assistantText);
+    const calls = items.filter((item) => item.type === 'function_call');
+    expect(calls.map((call) => ({ call_id: call.call_id, name: call.name }))).toEqual(
+      expected.calls.map((call) => ({ call_id: call.id, name: call.name })),
+    );
+    calls.forEach((call, i) => {
+      expect(typeof call.arguments, 'Responses arguments are a JSON string').toBe('string');
+      expect(JSON.parse(call.arguments)).toEqual(expected.calls[i]!.arguments);
+    });
+    const outputs = items.filter((item) => item.type === 'function_call_output');
+    expect(items.indexOf(outputs[0])).toBeGreaterThan(items.indexOf(calls.at(-1)));
+    expected.results.forEach((result, i) => {
+      expect(outputs[i], `a function_call_output for ${result.toolCallId}`).toMatchObject({
+        call_id: result.toolCallId,
+      });
+      expect(textOfContent(outputs[i].output)).toContain(result.text);
+    });
+  },
+  assertImageResult(body, image, warnings) {
+    const output = body.input.find((item: any) => item.type === 'function_call_output')?.output;
+    expect(output).toContainEqual(
+      expect.objectContaining({
+        type: 'input_image',
+        image_url: `data:${image.mediaType};base64,${image.data}`,
+      }),
+    );
+    expect(warnings.map((warning) => warning.type)).not.toContain('image-as-text');
+  },
+  assertStructuredOutputRequest(body, schemaName) {
+    expect(body.text?.format).toMatchObject({ type: 'json_schema', name: schemaName });
+  },
+  structuredOutputTurn: (_body, value) => ({ text: JSON.stringify(value) }),
+  reportsCachedTokens: true,
+  reportsReasoningTokens: true,
+  errors: {
+    ...openaiErrors,
+    schemaRejected: {
+      status: 400,
+      body: {
+        error: {
+          message:
+            "Invalid schema for function 'get_weather': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'city'.",
+          type: 'invalid_request_error',
+          param: 'tools[0].parameters',
+          code: 'invalid_function_parameters',
+        },
+      },
+      toolName: 'get_weather',
+    },
+    streamErrorEvent: {
+      contentType: 'text/event-stream',
+      body:
+        'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_x","object":"response","status":"in_progress","model":"m","output":[]}}\n\n' +
+        'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_x","output_index":0,"content_index":0,"delta":"Hel"}\n\n' +
+        'event: error\ndata: {"type":"error","sequence_number":2,"code":"server_error","message":"The server had an error while processing your request. Sorry about that!","param":null}\n\n',
+      mentions: 'The server had an error while processing your request',
+    },
+  },
+  fixtures: [
+    {
+      fixture: 'openai-responses-tools.json',
+      stream: false,
+      text: '',
+      calls: [
+        { id: 'call_12345xyz', name: 'get_weather', arguments: { location: 'Paris, France' } },
+        { id: 'call_67890abc', name: 'get_weather', arguments: { location: 'Bogotá, Colombia' } },
+      ],
+      finishReason: 'tool-calls',
+      usage: {
+        inputTokens: 291,
+        outputTokens: 118,
+        totalTokens: 409,
+        cachedInputTokens: 0,
+        reasoningTokens: 64,
+      },
+    },
+    {
+      fixture: 'openai-responses-tools-stream.sse',
+      stream: true,
+      text: '',
+      calls: [
+        { id: 'call_1234xyz', name: 'get_weather', arguments: { location: 'Paris, France' } },
+      ],
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 57, outputTokens: 17, totalTokens: 74 },
+    },
+  ],
+  callsWithoutIds: json({
+    id: 'resp_x',
+    object: 'response',
+    status: 'completed',
+    model: 'm',
+    output: [
+      { type: 'function_call', id: 'fc_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      {
+        type: 'function_call',
+        id: 'fc_2',
+        call_id: '',
+        name: 'get_time',
+        arguments: '{"timezone":"UTC"}',
+      },
+    ],
+    usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+  }),
+};
+
+function geminiResponseText(part: any): string {
+  const response = part?.functionResponse?.response ?? {};
+  const value = response.output ?? response.error ?? response;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+const google: WireExpectations = {
+  toolNames: (body) =>
+    (body.tools ?? [])
+      .flatMap((tool: any) => tool.functionDeclarations ?? [])
+      .map((declaration: any) => declaration.name),
+  toolSchema: (body, name) => {
+    const declaration = (body.tools ?? [])
+      .flatMap((tool: any) => tool.functionDeclarations ?? [])
+      .find((entry: any) => entry.name === name);
+    return declaration?.parametersJsonSchema ?? declaration?.parameters;
+  },
+  assertToolChoice(body, choice) {
+    expect(body.tools?.length ?? 0, 'tools stay declared whatever the tool choice').toBeGreaterThan(
+      0,
+    );
+    const config = body.toolConfig?.functionCallingConfig;
+    if (choice === 'auto') expect(config?.mode ?? 'AUTO').toBe('AUTO');
+    else if (choice === 'none') expect(config).toMatchObject({ mode: 'NONE' });
+    else if (choice === 'required') expect(config).toMatchObject({ mode: 'ANY' });
+    else expect(config).toEqual({ mode: 'ANY', allowedFunctionNames: [choice.toolName] });
+  },
+  assertParallelToolCalls(body) {
+    expect(
+      JSON.stringify(body).includes('parallel'),
+      'Gemini has no parallel switch; it is checked after the fact',
+    ).toBe(false);
+  },
+  enforcesToolChoice: true,
+  enforcesParallelToolCalls: false,
+  assertStreamRequest(_body, path) {
+    expect(path).toMatch(/:streamGenerateContent$/);
+  },
+  assertSystemPrompt(body, text) {
+    expect(textOfContent(body.systemInstruction?.parts)).toBe(text);
+    expect(body.contents.some((content: any) => content.role === 'system')).toBe(false);
+  },
+  assertContinuation(body, expected) {
+    const contents: any[] = body.contents;
+    const at = contents.findIndex(
+      (content) => content.role === 'model' && content.parts.some((part: any) => part.functionCall),
+    );
+    expect(at, 'the model turn with functionCall parts is resent').toBeGreaterThanOrEqual(0);
+    const parts: any[] = contents[at].parts;
+    expect(
+      parts
+        .filter((part) => typeof part.text === 'string' && !part.thought)
+        .map((part) => part.text)
+        .join(''),
+    ).toBe(expected.assistantText);
+    expect(
+      parts
+        .filter((part) => part.functionCall)
+        .map((part) => ({
+          id: part.functionCall.id,
+          name: part.functionCall.name,
+          args: part.functionCall.args,
+        })),
+    ).toEqual(
+      expected.calls.map((call) => ({ id: call.id, name: call.name, args: call.arguments })),
+    );
+    const next = contents[at + 1];
+    expect(next.role, 'one user turn follows with the function responses').toBe('user');
+    const responses = next.parts.filter((part: any) => part.functionResponse);
+    expected.results.forEach((result, i) => {
+      expect(responses[i], `functionResponse ${i} answers ${result.toolCallId}`).toMatchObject({
+        functionResponse: { id: result.toolCallId, name: result.toolName },
+      });
+      expect(geminiResponseText(responses[i])).toContain(result.text);
+      const response = responses[i].functionResponse.response;
+      if (result.isError) expect(response).toHaveProperty('error');
+      else expect(response).toHaveProperty('output');
+    });
+  },
+  assertImageResult(body, image) {
+    const parts = body.contents.flatMap((content: any) => content.parts ?? []);
+    expect(parts).toContainEqual(
+      expect.objectContaining({ inlineData: { mimeType: image.mediaType, data: image.data } }),
+    );
+  },
+  assertStructuredOutputRequest(body) {
+    expect(body.generationConfig).toMatchObject({ responseMimeType: 'application/json' });
+    expect(
+      body.generationConfig.responseJsonSchema ?? body.generationConfig.responseSchema,
+    ).toMatchObject({ type: expect.stringMatching(/^object$/i) });
+  },
+  structuredOutputTurn: (_body, value) => ({ text: JSON.stringify(value) }),
+  reportsCachedTokens: true,
+  reportsReasoningTokens: true,
+  errors: {
+    unauthorized: {
+      status: 401,
+      body: {
+        error: {
+          code: 401,
+          message:
+            'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+          status: 'UNAUTHENTICATED',
+        },
+      },
+    },
+    contextOverflow: {
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message:
+            'The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).',
+          status: 'INVALID_ARGUMENT',
+        },
+      },
+    },
+    schemaRejected: {
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message:
+            'Invalid JSON payload received. Unknown name "additionalProperties" at \'tools[0].function_declarations[0].parameters\': Cannot find field.',
+          status: 'INVALID_ARGUMENT',
+        },
+      },
+      toolName: 'get_weather',
+    },
+    overloaded: {
+      status: 503,
+      body: {
+        error: {
+          code: 503,
+          message: 'The model is overloaded. Please try again later.',
+          status: 'UNAVAILABLE',
+        },
+      },
+    },
+    streamErrorEvent: {
+      contentType: 'text/event-stream',
+      body:
+        'data: {"candidates":[{"content":{"parts":[{"text":"Hel"}],"role":"model"},"index":0}],"modelVersion":"gemini-2.5-flash"}\r\n\r\n' +
+        'data: {"error":{"code":500,"message":"An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting","status":"INTERNAL"}}\r\n\r\n',
+      mentions: 'An internal error has occurred',
+    },
+  },
+  fixtures: [
+    {
+      fixture: 'google-generate-content-tools.json',
+      stream: false,
+      text: '',
+      calls: [
+        { name: 'power_disco_ball', arguments: { power: true } },
+        { name: 'start_music', arguments: { energetic: true, loud: true } },
+        { name: 'dim_lights', arguments: { brightness: 0.5 } },
+      ],
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 221, outputTokens: 170, totalTokens: 391, reasoningTokens: 122 },
+    },
+    {
+      fixture: 'google-generate-content-tools-stream.sse',
+      stream: true,
+      text: '',
+      calls: [{ name: 'get_current_temperature', arguments: { location: 'London' } }],
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 93, outputTokens: 18, totalTokens: 111 },
+    },
+  ],
+  callsWithoutIds: json({
+    candidates: [
+      {
+        content: {
+          role: 'model',
+          parts: [
+            { functionCall: { name: 'get_weather', args: { city: 'Paris' } } },
+            { functionCall: { name: 'get_time', args: { timezone: 'UTC' } } },
+          ],
+        },
+        finishReason: 'STOP',
+        index: 0,
+      },
+    ],
+    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+  }),
+};
+
 export const WIRE_EXPECTATIONS: Record<FakeProviderKind, WireExpectations> = {
   openai,
+  'openai-responses': openaiResponses,
   anthropic,
   ollama,
+  google,
 };

@@ -12,20 +12,25 @@ import {
   type StaticFakeTurn,
   type WireRenderer,
 } from './fake-turn.js';
+import { googleWire } from './google-wire.js';
 import { ollamaWire } from './ollama-wire.js';
+import { openaiResponsesWire } from './openai-responses-wire.js';
 import { openaiWire } from './openai-wire.js';
 
 const RENDERERS: Record<FakeProviderKind, WireRenderer> = {
   openai: openaiWire,
+  'openai-responses': openaiResponsesWire,
   anthropic: anthropicWire,
   ollama: ollamaWire,
+  google: googleWire,
 };
 
 export interface FakeProvider {
   /**
    * The server's origin, `http://127.0.0.1:<port>`, without a trailing slash. Give it to the SDKs as:
-   * OpenAI `new OpenAI({ baseURL: fake.url + '/v1' })`, Anthropic `new Anthropic({ baseURL: fake.url })`,
-   * Ollama `new Ollama({ host: fake.url })`.
+   * OpenAI (both APIs) `new OpenAI({ baseURL: fake.url + '/v1' })`, Anthropic
+   * `new Anthropic({ baseURL: fake.url })`, Ollama `new Ollama({ host: fake.url })`, Google
+   * `new GoogleGenAI({ apiKey, httpOptions: { baseUrl: fake.url } })`.
    */
   readonly url: string;
   readonly provider: FakeProviderKind;
@@ -50,16 +55,17 @@ export interface StartFakeProviderOptions {
 
 /**
  * Starts a local HTTP server (127.0.0.1, random port) that answers as OpenAI Chat Completions
- * (`POST /v1/chat/completions`), Anthropic Messages (`POST /v1/messages`) or Ollama
- * (`POST /api/chat`) would, from scripted turns: JSON, or SSE / NDJSON when the request asks for
- * a stream. Turns are consumed in order, one per request; a request with no turn left gets a 500
+ * (`POST /v1/chat/completions`), OpenAI Responses (`POST /v1/responses`), Anthropic Messages
+ * (`POST /v1/messages`), Ollama (`POST /api/chat`) or the Gemini API
+ * (`POST /v1beta/models/<model>:generateContent` and `:streamGenerateContent?alt=sse`) would, from
+ * scripted turns: JSON, or SSE / NDJSON when the request asks for a stream. Turns are consumed in order, one per request; a request with no turn left gets a 500
  * whose message says so.
  */
 export async function startFakeProvider(options: StartFakeProviderOptions): Promise<FakeProvider> {
   const renderer = RENDERERS[options.provider];
   if (!renderer)
     throw new Error(
-      `startFakeProvider: provider must be "openai", "anthropic" or "ollama" (got ${JSON.stringify(options.provider)})`,
+      `startFakeProvider: provider must be one of ${Object.keys(RENDERERS).join(', ')} (got ${JSON.stringify(options.provider)})`,
     );
   const turns: FakeTurn[] = [...(options.turns ?? [])];
   const requests: RecordedRequest[] = [];
@@ -92,7 +98,8 @@ export async function startFakeProvider(options: StartFakeProviderOptions): Prom
     const recorded: RecordedRequest = { method: req.method ?? 'GET', path, headers, body };
     requests.push(recorded);
 
-    if (req.method !== 'POST' || path !== renderer.path) {
+    const served = renderer.matches ? renderer.matches(path) : path === renderer.path;
+    if (req.method !== 'POST' || !served) {
       sendJson(
         res,
         404,
@@ -120,11 +127,13 @@ export async function startFakeProvider(options: StartFakeProviderOptions): Prom
     const jsonBody =
       body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
     const context: RenderContext = {
-      model: typeof jsonBody.model === 'string' ? jsonBody.model : 'fake-model',
+      model:
+        renderer.modelOf?.(path) ??
+        (typeof jsonBody.model === 'string' ? jsonBody.model : 'fake-model'),
       sequence,
       body: jsonBody,
     };
-    const stream = renderer.isStream(jsonBody);
+    const stream = renderer.isStream(jsonBody, req.url ?? '/');
 
     if ('error' in turn) {
       const message = `fake ${options.provider} error ${turn.error.status}`;

@@ -1,5 +1,5 @@
 /** The wire formats the fake server speaks. */
-export type FakeProviderKind = 'openai' | 'anthropic' | 'ollama';
+export type FakeProviderKind = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'google';
 
 export interface FakeToolCall {
   /** Omitted: the server makes one up (`call_…` / `toolu_…`). */
@@ -112,10 +112,14 @@ export interface RenderContext {
 
 /** Renders scripted turns in one provider's wire format. */
 export interface WireRenderer {
-  /** The request path this provider serves. */
+  /** The request path this provider serves (a description when `matches` is given). */
   readonly path: string;
-  /** Whether the request asked for a stream. */
-  isStream(body: Record<string, unknown>): boolean;
+  /** Whether a request path is served, for providers whose path carries the model (Gemini). */
+  matches?(path: string): boolean;
+  /** The model named by the path, for providers whose path carries it. */
+  modelOf?(path: string): string | undefined;
+  /** Whether the request asked for a stream (`url` is the full request URL, query included). */
+  isStream(body: Record<string, unknown>, url: string): boolean;
   json(answer: FakeAnswer, context: RenderContext): unknown;
   /** Stream content type and the already-framed chunks (SSE events or NDJSON lines). */
   stream(answer: FakeAnswer, context: RenderContext): { contentType: string; chunks: string[] };

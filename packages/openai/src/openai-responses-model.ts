@@ -1,0 +1,145 @@
+import {
+  CancelledError,
+  StreamProtocolError,
+  UnsupportedFeatureError,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatStreamPart,
+  type ModelCapabilities,
+} from '@toolwire/schema';
+import type OpenAI from 'openai';
+import { mapOpenAIError } from './openai-errors.js';
+import { assembleResponse } from './openai-response.js';
+import {
+  buildOpenAIResponsesRequest,
+  type BuiltOpenAIResponsesRequest,
+  type OpenAIResponsesRequestSettings,
+} from './openai-responses-request.js';
+import {
+  readResponsesOutput,
+  responsesFailure,
+  type ResponsesWireResponse,
+} from './openai-responses-response.js';
+import {
+  OpenAIResponsesStreamAccumulator,
+  type ResponsesStreamEvent,
+} from './openai-responses-stream-accumulator.js';
+import { streamOpenAI } from './openai-stream.js';
+
+export interface OpenAIResponsesModelConfig extends Omit<
+  OpenAIResponsesRequestSettings,
+  'modelId'
+> {
+  client: OpenAI;
+  idleTimeoutMs: number;
+  capabilities: ModelCapabilities;
+}
+
+/**
+ * A `ChatModel` on OpenAI's Responses API (`POST /v1/responses`): function tools, tool choice,
+ * parallel calls, `function_call_output` follow-ups, streaming events, reasoning items replayed
+ * verbatim on the next turn, structured output (`text.format`), usage and errors.
+ */
+export class OpenAIResponsesModel implements ChatModel {
+  readonly provider: string;
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  private readonly config: OpenAIResponsesModelConfig;
+
+  constructor(modelId: string, config: OpenAIResponsesModelConfig) {
+    if (typeof modelId !== 'string' || modelId.trim() === '')
+      throw new TypeError('modelId must be a non-empty string');
+    this.modelId = modelId;
+    this.provider = config.providerName;
+    this.capabilities = config.capabilities;
+    this.config = config;
+  }
+
+  /** The body this model would send for a request (for logging and tests); no I/O. */
+  buildRequest(
+    request: ChatRequest,
+    options: { stream?: boolean } = {},
+  ): BuiltOpenAIResponsesRequest {
+    if (!this.capabilities.toolCalling && (request.tools?.length ?? 0) > 0) {
+      throw new UnsupportedFeatureError({
+        feature: 'toolCalling',
+        message: `${this.provider} model "${this.modelId}" is configured without tool calling (capabilities.toolCalling: false), but the request has ${request.tools!.length} tool(s)`,
+      });
+    }
+    return buildOpenAIResponsesRequest(
+      request,
+      { ...this.config, modelId: this.modelId },
+      options.stream ?? false,
+    );
+  }
+
+  async generate(request: ChatRequest): Promise<ChatResponse> {
+    if (request.signal?.aborted)
+      throw new CancelledError({
+        message: `${this.provider}: the request was cancelled before it was sent`,
+      });
+    const built = this.buildRequest(request);
+    let response: ResponsesWireResponse;
+    try {
+      response = (await this.config.client.responses.create(
+        built.body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming,
+        {
+          ...(request.signal ? { signal: request.signal } : {}),
+          ...(request.headers ? { headers: request.headers } : {}),
+        },
+      )) as unknown as ResponsesWireResponse;
+    } catch (error) {
+      throw mapOpenAIError(error, {
+        provider: this.provider,
+        signal: request.signal,
+        toolNames: (request.tools ?? []).map((tool) => tool.name),
+        streaming: false,
+      });
+    }
+    if (!response || !Array.isArray(response.output)) {
+      throw new StreamProtocolError({
+        provider: this.provider,
+        message: `${this.provider}: the answer has no "output" array`,
+        providerData: response,
+      });
+    }
+    if (response.status === 'failed') throw responsesFailure(this.provider, response);
+    return assembleResponse(readResponsesOutput(response, this.modelId), {
+      provider: this.provider,
+      request,
+      warnings: built.warnings,
+      strictToolNames: built.strictToolNames,
+      strictResponseFormat: built.strictResponseFormat,
+    });
+  }
+
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    return { [Symbol.asyncIterator]: () => this.streamParts(request)[Symbol.asyncIterator]() };
+  }
+
+  private async *streamParts(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+    if (request.signal?.aborted)
+      throw new CancelledError({
+        message: `${this.provider}: the request was cancelled before it was sent`,
+      });
+    const built = this.buildRequest(request, { stream: true });
+    yield* streamOpenAI<ResponsesStreamEvent>({
+      provider: this.provider,
+      request,
+      idleTimeoutMs: this.config.idleTimeoutMs,
+      warnings: built.warnings,
+      open: async (signal) =>
+        (await this.config.client.responses.create(
+          built.body as unknown as OpenAI.Responses.ResponseCreateParamsStreaming,
+          { signal, ...(request.headers ? { headers: request.headers } : {}) },
+        )) as unknown as AsyncIterable<ResponsesStreamEvent>,
+      accumulator: new OpenAIResponsesStreamAccumulator(this.modelId, this.provider),
+      missingEnd: 'no response.completed',
+      context: {
+        strictToolNames: built.strictToolNames,
+        strictResponseFormat: built.strictResponseFormat,
+      },
+    });
+  }
+}

@@ -1,0 +1,168 @@
+import {
+  generateToolCallId,
+  providerErrorFromStatus,
+  type ProviderError,
+  type FinishReason,
+  type ReasoningPart,
+  type ToolCall,
+  type Usage,
+} from '@toolwire/schema';
+import type { OpenAIResponseParts } from './openai-response.js';
+import { RESPONSES_METADATA_KEY } from './openai-responses-input.js';
+
+/** Responses usage as the API reports it (reasoning counted inside `output_tokens`). */
+export interface ResponsesWireUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  total_tokens?: number | null;
+  input_tokens_details?: { cached_tokens?: number | null } | null;
+  output_tokens_details?: { reasoning_tokens?: number | null } | null;
+}
+
+/** One output item, loosely typed (the API adds item types over time). */
+export interface ResponsesWireItem {
+  type?: string;
+  id?: string;
+  // message
+  role?: string;
+  content?: Array<{ type?: string; text?: string; refusal?: string }> | null;
+  // function_call
+  call_id?: string | null;
+  name?: string | null;
+  arguments?: unknown;
+  // reasoning
+  summary?: Array<{ type?: string; text?: string }> | null;
+  encrypted_content?: string | null;
+  [field: string]: unknown;
+}
+
+/** A Responses `response` object, loosely typed. */
+export interface ResponsesWireResponse {
+  id?: string;
+  model?: string;
+  status?: string | null;
+  error?: { code?: string | null; message?: string | null } | null;
+  incomplete_details?: { reason?: string | null } | null;
+  output?: ResponsesWireItem[] | null;
+  usage?: ResponsesWireUsage | null;
+}
+
+export function normalizeResponsesUsage(usage: ResponsesWireUsage | null | undefined): Usage {
+  const input = usage?.input_tokens ?? 0;
+  const output = usage?.output_tokens ?? 0;
+  const out: Usage = {
+    inputTokens: input,
+    outputTokens: output,
+    totalTokens: usage?.total_tokens ?? input + output,
+  };
+  const cached = usage?.input_tokens_details?.cached_tokens;
+  const reasoning = usage?.output_tokens_details?.reasoning_tokens;
+  if (typeof cached === 'number') out.cachedInputTokens = cached;
+  if (typeof reasoning === 'number') out.reasoningTokens = reasoning;
+  return out;
+}
+
+/** The finish reason from a response's status: `incomplete` says why in `incomplete_details`. */
+export function normalizeResponsesFinishReason(
+  status: string | null | undefined,
+  incompleteReason: string | null | undefined,
+  hasToolCalls: boolean,
+): FinishReason {
+  if (status === 'incomplete') {
+    if (incompleteReason === 'max_output_tokens') return 'length';
+    if (incompleteReason === 'content_filter') return 'content-filter';
+    return 'other';
+  }
+  if (status === 'failed') return 'error';
+  if (hasToolCalls) return 'tool-calls';
+  return status === 'completed' ? 'stop' : 'other';
+}
+
+/** A reasoning item as a part: its summary as text, the item kept verbatim for the next turn. */
+export function reasoningPartOf(item: ResponsesWireItem): ReasoningPart {
+  return {
+    type: 'reasoning',
+    text: (item.summary ?? []).map((part) => part.text ?? '').join('\n\n'),
+    providerMetadata: { [RESPONSES_METADATA_KEY]: { item } },
+  };
+}
+
+export function messageText(item: ResponsesWireItem): { text: string; refusal: string } {
+  let text = '';
+  let refusal = '';
+  for (const part of item.content ?? []) {
+    if (part.type === 'output_text' && typeof part.text === 'string') text += part.text;
+    else if (part.type === 'refusal' && typeof part.refusal === 'string') refusal += part.refusal;
+  }
+  return { text, refusal };
+}
+
+/** Gives each call a usable id: the provider's `call_id`, or a made-up one when missing or repeated. */
+export function uniqueCallId(callId: unknown, seen: Set<string>): string {
+  let id = typeof callId === 'string' && callId !== '' ? callId : generateToolCallId();
+  if (seen.has(id)) id = generateToolCallId();
+  seen.add(id);
+  return id;
+}
+
+/** Reads a non-streamed (or the final streamed) response into response parts. */
+export function readResponsesOutput(
+  response: ResponsesWireResponse,
+  fallbackModelId: string,
+): OpenAIResponseParts {
+  let text = '';
+  let refusal = '';
+  const reasoningParts: ReasoningPart[] = [];
+  const toolCalls: ToolCall[] = [];
+  const droppedCalls: OpenAIResponseParts['droppedCalls'] = [];
+  const seen = new Set<string>();
+  for (const item of response.output ?? []) {
+    if (item.type === 'reasoning') reasoningParts.push(reasoningPartOf(item));
+    else if (item.type === 'message') {
+      const read = messageText(item);
+      text += read.text;
+      refusal += read.refusal;
+    } else if (item.type === 'function_call') {
+      const id = uniqueCallId(item.call_id, seen);
+      const args = item.arguments === undefined || item.arguments === null ? '' : item.arguments;
+      if (typeof item.name === 'string' && item.name !== '')
+        toolCalls.push({ id, name: item.name, arguments: args });
+      else droppedCalls.push({ id, arguments: args });
+    }
+  }
+  const status = response.status ?? undefined;
+  const incompleteReason = response.incomplete_details?.reason ?? undefined;
+  return {
+    text,
+    reasoning: reasoningParts.map((part) => part.text).join(''),
+    reasoningParts,
+    refusal,
+    toolCalls,
+    rawFinishReason: status === 'incomplete' && incompleteReason ? incompleteReason : status,
+    finishReason: normalizeResponsesFinishReason(status, incompleteReason, toolCalls.length > 0),
+    usage: normalizeResponsesUsage(response.usage),
+    modelId: response.model ?? fallbackModelId,
+    responseId: response.id,
+    droppedCalls,
+  };
+}
+
+/**
+ * The error for a response whose status is `failed` (a `response.failed` event, or a
+ * non-streamed answer): its `error.code` decides the class as an HTTP status would.
+ */
+export function responsesFailure(provider: string, response: ResponsesWireResponse): ProviderError {
+  const code = response.error?.code ?? undefined;
+  const status =
+    code === 'rate_limit_exceeded'
+      ? 429
+      : code === 'invalid_prompt' || code === 'context_length_exceeded'
+        ? 400
+        : 500;
+  return providerErrorFromStatus(status, {
+    provider,
+    message: `${provider}: the response failed${code ? ` (${code})` : ''}: ${response.error?.message ?? 'no reason given'}`,
+    providerData: response,
+    contextOverflow: code === 'context_length_exceeded',
+  });
+}
