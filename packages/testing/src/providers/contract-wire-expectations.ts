@@ -758,6 +758,18 @@ const openaiResponses: WireExpectations = {
   }),
 };
 
+/** Gemini's OpenAPI `Type` enum is upper case (`OBJECT`); JSON Schema's is lower case. */
+function lowerCaseTypes(schema: any): any {
+  if (Array.isArray(schema)) return schema.map(lowerCaseTypes);
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      key === 'type' && typeof value === 'string' ? value.toLowerCase() : lowerCaseTypes(value),
+    ]),
+  );
+}
+
 function geminiResponseText(part: any): string {
   const response = part?.functionResponse?.response ?? {};
   const value = response.output ?? response.error ?? response;
@@ -773,7 +785,7 @@ const google: WireExpectations = {
     const declaration = (body.tools ?? [])
       .flatMap((tool: any) => tool.functionDeclarations ?? [])
       .find((entry: any) => entry.name === name);
-    return declaration?.parametersJsonSchema ?? declaration?.parameters;
+    return lowerCaseTypes(declaration?.parametersJsonSchema ?? declaration?.parameters);
   },
   assertToolChoice(body, choice) {
     expect(body.tools?.length ?? 0, 'tools stay declared whatever the tool choice').toBeGreaterThan(
