@@ -7,7 +7,14 @@ import { describeError, EXIT_OK, EXIT_USAGE, exitCodeFor, SilentExitError } from
 
 export const VERSION = '0.1.0';
 
-const PROVIDER_NAMES = ['openai', 'anthropic', 'ollama', 'xai'] as const;
+const PROVIDER_NAMES = [
+  'openai',
+  'openai-responses',
+  'anthropic',
+  'ollama',
+  'xai',
+  'google',
+] as const;
 const CHAT_MODES = ['direct', 'code', 'gateway', 'staged'] as const;
 
 /** Positive integer flag values (`--timeout-ms 500`); anything else is a usage error. */
@@ -183,7 +190,10 @@ export function createProgram(ctx: CliContext): Command {
     .description('chat with a model that can use the configured tools')
     .addOption(new Option('--provider <name>', 'the model provider').choices(PROVIDER_NAMES))
     .option('--model <id>', "the model (default: the config's chat.model, else per provider)")
-    .option('--base-url <url>', "the provider's API address (OpenAI-compatible: its /v1 URL)")
+    .option(
+      '--base-url <url>',
+      "the provider's API address (OpenAI-compatible: its /v1 URL; google: the API root)",
+    )
     .option('--api-key <key>', "the API key (default: the provider's usual environment variable)")
     .addOption(new Option('--mode <mode>', 'how the model gets the tools').choices(CHAT_MODES))
     .option('--once <prompt>', 'answer one prompt, print the answer and exit')

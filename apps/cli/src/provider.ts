@@ -1,26 +1,39 @@
 import type { ToolwireConfig } from '@toolwire/mcp';
 import { ToolwireError, type ChatModel } from '@toolwire/schema';
 
-export type ProviderName = 'openai' | 'anthropic' | 'ollama' | 'xai';
-export const PROVIDERS: readonly ProviderName[] = ['openai', 'anthropic', 'ollama', 'xai'];
+export type ProviderName =
+  'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'xai' | 'google';
+export const PROVIDERS: readonly ProviderName[] = [
+  'openai',
+  'openai-responses',
+  'anthropic',
+  'ollama',
+  'xai',
+  'google',
+];
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 // The adapters' own defaults, repeated so that only the chosen provider's SDK is loaded.
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const XAI_BASE_URL = 'https://api.x.ai/v1';
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+export const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com';
 
 /** Models used when neither `--model` nor the config names one (Ollama: the first one installed). */
 export const DEFAULT_MODELS: Record<Exclude<ProviderName, 'ollama'>, string> = {
   openai: 'gpt-5.4-mini',
+  'openai-responses': 'gpt-5.4-mini',
   anthropic: 'claude-sonnet-4-6',
   xai: 'grok-4',
+  google: 'gemini-2.5-flash',
 };
 
 const KEY_VARIABLES: Record<ProviderName, string | undefined> = {
   openai: 'OPENAI_API_KEY',
+  'openai-responses': 'OPENAI_API_KEY',
   anthropic: 'ANTHROPIC_API_KEY',
   xai: 'XAI_API_KEY',
+  google: 'GEMINI_API_KEY',
   ollama: undefined,
 };
 
@@ -28,8 +41,8 @@ const KEY_VARIABLES: Record<ProviderName, string | undefined> = {
 export function whatToConfigure(probed: string): string {
   return (
     `no model provider is configured and no Ollama answered at ${probed}. ` +
-    'Set one of OPENAI_API_KEY, ANTHROPIC_API_KEY or XAI_API_KEY, start Ollama (or set OLLAMA_HOST), ' +
-    'or pass --provider openai|anthropic|ollama|xai with --model (and --base-url/--api-key as needed), ' +
+    'Set one of OPENAI_API_KEY, ANTHROPIC_API_KEY, XAI_API_KEY or GEMINI_API_KEY, start Ollama (or set OLLAMA_HOST), ' +
+    `or pass --provider ${PROVIDERS.join('|')} with --model (and --base-url/--api-key as needed), ` +
     'or add a "chat" section to toolwire.config.json'
   );
 }
@@ -73,7 +86,8 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /**
  * Picks the provider: `--provider`, else the config's `chat.provider`, else the first of
- * OPENAI_API_KEY, ANTHROPIC_API_KEY, XAI_API_KEY, OLLAMA_HOST that is set, else an Ollama that
+ * OPENAI_API_KEY, ANTHROPIC_API_KEY, XAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY), OLLAMA_HOST
+ * that is set, else an Ollama that
  * answers at its default address; with none, a ProviderNotConfiguredError that says what to set.
  * Model, base URL and key come from the flags, else the config (when it is about the same
  * provider), else the provider's usual environment variables, else the defaults.
@@ -91,6 +105,7 @@ export async function resolveProvider(
     if (nonEmpty(env.OPENAI_API_KEY)) provider = 'openai';
     else if (nonEmpty(env.ANTHROPIC_API_KEY)) provider = 'anthropic';
     else if (nonEmpty(env.XAI_API_KEY)) provider = 'xai';
+    else if (nonEmpty(env.GEMINI_API_KEY) ?? nonEmpty(env.GOOGLE_API_KEY)) provider = 'google';
     else if (nonEmpty(env.OLLAMA_HOST)) provider = 'ollama';
     else {
       const host = nonEmpty(flags.baseUrl) ?? DEFAULT_OLLAMA_HOST;
@@ -107,7 +122,8 @@ export async function resolveProvider(
   const apiKey =
     nonEmpty(flags.apiKey) ??
     nonEmpty(fromConfig.apiKey) ??
-    (keyVariable !== undefined ? nonEmpty(env[keyVariable]) : undefined);
+    (keyVariable !== undefined ? nonEmpty(env[keyVariable]) : undefined) ??
+    (provider === 'google' ? nonEmpty(env.GOOGLE_API_KEY) : undefined);
 
   let model = nonEmpty(flags.model) ?? nonEmpty(fromConfig.model);
   if (model === undefined) {
@@ -135,7 +151,10 @@ export async function resolveProvider(
 function defaultBaseUrl(provider: ProviderName, env: Env): string {
   switch (provider) {
     case 'openai':
+    case 'openai-responses':
       return nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_BASE_URL;
+    case 'google':
+      return nonEmpty(env.GOOGLE_GEMINI_BASE_URL) ?? GOOGLE_BASE_URL;
     case 'xai':
       return XAI_BASE_URL;
     case 'anthropic':
@@ -178,15 +197,22 @@ async function createChatModel(
       `--provider ${provider} needs an API key: set ${variable} or pass --api-key (or "chat.apiKey" in the config)`,
     );
   switch (provider) {
-    case 'openai': {
+    case 'openai':
+    case 'openai-responses': {
       // A compatible server (LM Studio, vLLM, llama.cpp) at another URL may need no key.
       if (apiKey === undefined && baseUrl === OPENAI_BASE_URL) throw needKey('OPENAI_API_KEY');
       const { createOpenAI } = await import('@toolwire/openai');
-      return createOpenAI({
+      const openai = createOpenAI({
         baseURL: baseUrl,
         apiKey: apiKey ?? 'none',
         ...(baseUrl === OPENAI_BASE_URL ? {} : { provider: 'openai-compatible' }),
-      })(model);
+      });
+      return provider === 'openai' ? openai(model) : openai.responses(model);
+    }
+    case 'google': {
+      if (apiKey === undefined) throw needKey('GEMINI_API_KEY');
+      const { createGoogle } = await import('@toolwire/google');
+      return createGoogle({ apiKey, baseURL: baseUrl })(model);
     }
     case 'xai': {
       if (apiKey === undefined) throw needKey('XAI_API_KEY');

@@ -48,17 +48,19 @@ const TOOL_THEN_ANSWER = [
 
 /** The base URL the CLI is given for a fake server of each wire format. */
 function baseUrlFor(kind: FakeProviderKind, server: FakeProvider): string {
-  return kind === 'openai' ? `${server.url}/v1` : server.url;
+  return kind === 'openai' || kind === 'openai-responses' ? `${server.url}/v1` : server.url;
 }
 
 const CASES: Array<{
-  provider: 'openai' | 'anthropic' | 'ollama' | 'xai';
+  provider: 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'xai' | 'google';
   wire: FakeProviderKind;
 }> = [
   { provider: 'openai', wire: 'openai' },
+  { provider: 'openai-responses', wire: 'openai-responses' },
   { provider: 'anthropic', wire: 'anthropic' },
   { provider: 'ollama', wire: 'ollama' },
   { provider: 'xai', wire: 'openai' },
+  { provider: 'google', wire: 'google' },
 ];
 
 /** Text of every message in a recorded request body, whatever the wire format. */
@@ -90,7 +92,8 @@ describe('toolwire chat --once', () => {
       expect(fake.requests).toHaveLength(2);
       const first = bodyText(fake.requests[0]!.body);
       expect(first).toContain('What is 6*7?');
-      expect(first).toContain('test-model');
+      // Gemini names the model in the path.
+      expect(first + fake.requests[0]!.path).toContain('test-model');
       for (const name of ['calculate', 'hash', 'time']) expect(first).toContain(name);
       // The tool's result went back to the model.
       expect(bodyText(fake.requests[1]!.body)).toContain('42');
@@ -139,7 +142,6 @@ describe('toolwire chat --once', () => {
       'What is 6*7?',
     ]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('');
     const transcript = JSON.parse(result.stdout) as {
       mode: string;
       text: string;
@@ -188,6 +190,17 @@ describe('toolwire chat --once', () => {
       headers['x-api-key'] === undefined ? 'Bearer ak-from-env' : 'ak-from-env',
     );
     expect(fake.lastBody().model).toBe('claude-sonnet-4-6');
+  });
+
+  it('takes Google from GEMINI_API_KEY, --base-url being the API root', async () => {
+    fake = await startFakeProvider({ provider: 'google', turns: [{ text: 'hello from gemini' }] });
+    const result = await run([...nativeOnly(), 'chat', '--once', 'hi', '--base-url', fake.url], {
+      GEMINI_API_KEY: 'gk-from-env',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('hello from gemini\n');
+    expect(fake.requests[0]!.path).toBe('/v1/models/gemini-2.5-flash:streamGenerateContent');
+    expect(fake.requests[0]!.headers['x-goog-api-key']).toBe('gk-from-env');
   });
 
   it('takes Ollama from OLLAMA_HOST', async () => {
@@ -398,7 +411,9 @@ describe('toolwire chat errors', () => {
   it('rejects bad flag combinations and values with exit 2', async () => {
     const provider = await run(['chat', '--provider', 'acme', '--once', 'hi']);
     expect(provider.code).toBe(2);
-    expect(expectOneLineError(provider.stderr)).toContain('openai, anthropic, ollama, xai');
+    expect(expectOneLineError(provider.stderr)).toContain(
+      'openai, openai-responses, anthropic, ollama, xai, google',
+    );
     const mode = await run(['chat', '--mode', 'fast', '--once', 'hi']);
     expect(mode.code).toBe(2);
     const json = await run(['chat', '--json', '--provider', 'ollama', '--model', 'x']);

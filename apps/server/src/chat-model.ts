@@ -1,4 +1,5 @@
 import { createAnthropic } from '@toolwire/anthropic';
+import { createGoogle } from '@toolwire/google';
 import type { ToolwireConfig } from '@toolwire/mcp';
 import { createOllama } from '@toolwire/ollama';
 import { createOpenAI, createXai, OPENAI_BASE_URL, XAI_BASE_URL } from '@toolwire/openai';
@@ -7,8 +8,10 @@ import { HttpError } from './http-util.js';
 
 const KEY_VARIABLES: Record<string, string | undefined> = {
   openai: 'OPENAI_API_KEY',
+  'openai-responses': 'OPENAI_API_KEY',
   anthropic: 'ANTHROPIC_API_KEY',
   xai: 'XAI_API_KEY',
+  google: 'GEMINI_API_KEY',
   ollama: undefined,
 };
 
@@ -63,13 +66,23 @@ export function chatModelFromConfig(
       null,
     );
   switch (provider) {
-    case 'openai': {
+    case 'openai':
+    case 'openai-responses': {
       const baseURL = nonEmpty(chat.baseUrl) ?? OPENAI_BASE_URL;
       if (apiKey === undefined && baseURL === OPENAI_BASE_URL) throw missingKey();
-      return createOpenAI({
+      const openai = createOpenAI({
         baseURL,
         apiKey: apiKey ?? 'none',
         ...(baseURL === OPENAI_BASE_URL ? {} : { provider: 'openai-compatible' }),
+      });
+      return provider === 'openai' ? openai(model) : openai.responses(model);
+    }
+    case 'google': {
+      const key = apiKey ?? nonEmpty(env.GOOGLE_API_KEY);
+      if (key === undefined) throw missingKey();
+      return createGoogle({
+        apiKey: key,
+        ...(nonEmpty(chat.baseUrl) ? { baseURL: chat.baseUrl } : {}),
       })(model);
     }
     case 'xai':

@@ -306,7 +306,9 @@ export const toolwireConfigSchema = Type.Object(
     chat: Type.Optional(
       Type.Object(
         {
-          provider: Type.Optional(StringEnum(['openai', 'anthropic', 'ollama', 'xai'])),
+          provider: Type.Optional(
+            StringEnum(['openai', 'openai-responses', 'anthropic', 'ollama', 'xai', 'google']),
+          ),
           baseUrl: Type.Optional(Type.String()),
           apiKey: Type.Optional(Type.String()),
           model: Type.Optional(Type.String()),
