@@ -410,6 +410,34 @@ describe('OllamaChatModel structured output', () => {
 });
 
 describe('OllamaChatModel errors', () => {
+  it('raises UnsupportedFeatureError naming the model when it does not support tools', async () => {
+    // Ollama's answer to a request with tools for a model without them.
+    const refusal = {
+      error: {
+        status: 400,
+        body: { error: 'registry.ollama.ai/library/gemma:2b does not support tools' },
+      },
+    };
+    fake.push(refusal, refusal, {
+      error: { status: 400, body: { error: 'does not support tools' } },
+    });
+    for (const run of [
+      () => model().generate({ messages: ask, tools: [weather] }),
+      () => collectStream(model().stream({ messages: ask, tools: [weather] })),
+    ]) {
+      await expect(run()).rejects.toMatchObject({
+        name: 'UnsupportedFeatureError',
+        feature: 'toolCalling',
+        modelId: 'llama3.2',
+        message: expect.stringContaining('model "llama3.2" does not support tool calling'),
+      });
+    }
+    // Without tools in the request the text is not about them: an ordinary invalid request.
+    await expect(model().generate({ messages: ask })).rejects.toMatchObject({
+      name: 'InvalidRequestError',
+    });
+  });
+
   it('maps 401, 404, 429 (with retry-after), context overflow, schema rejection, 500 and 503', async () => {
     fake.push(
       { error: { status: 401, body: { error: 'unauthorized' } } },

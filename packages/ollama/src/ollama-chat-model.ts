@@ -96,7 +96,12 @@ export class OllamaChatModel implements ChatModel {
       if (!accumulator.done) accumulator.push({ done: true });
       return this.finish(accumulator, request, prepared);
     } catch (error) {
-      throw mapOllamaError(error, { signal: request.signal, headers: transport.lastHeaders() });
+      throw mapOllamaError(error, {
+        signal: request.signal,
+        headers: transport.lastHeaders(),
+        modelId: this.modelId,
+        hasTools: (request.tools?.length ?? 0) > 0,
+      });
     }
   }
 
@@ -147,6 +152,8 @@ export class OllamaChatModel implements ChatModel {
         signal: request.signal,
         headers: transport.lastHeaders(),
         streaming: receiving,
+        modelId: this.modelId,
+        hasTools: (request.tools?.length ?? 0) > 0,
       });
     } finally {
       request.signal?.removeEventListener('abort', onAbort);

@@ -8,6 +8,7 @@ import {
   ToolwireError,
   errorMessage,
   providerErrorFromStatus,
+  toolCallingUnsupportedError,
 } from '@toolwire/schema';
 
 const PROVIDER = 'ollama';
@@ -23,6 +24,10 @@ export interface OllamaErrorContext {
   headers?: { get(name: string): string | null } | undefined;
   /** Whether the failure happened while reading a stream (then transport failures are stream errors). */
   streaming?: boolean;
+  /** The model asked for, to name it when it cannot take tools. */
+  modelId?: string;
+  /** Whether the request declared tools (only then is "does not support tools" about them). */
+  hasTools?: boolean;
 }
 
 /**
@@ -41,6 +46,16 @@ export function mapOllamaError(error: unknown, context: OllamaErrorContext = {})
   const status = statusOf(error);
   const text = errorMessage(error);
   if (status !== undefined) {
+    const unsupported =
+      context.hasTools && status >= 400 && status < 500
+        ? toolCallingUnsupportedError({
+            provider: PROVIDER,
+            modelId: context.modelId,
+            message: text,
+            cause: error,
+          })
+        : undefined;
+    if (unsupported) return unsupported;
     return providerErrorFromStatus(status, {
       provider: PROVIDER,
       message: `Ollama ${status}: ${text}`,

@@ -67,6 +67,7 @@ export class OpenAIChatModel implements ChatModel {
       signal: request.signal,
       toolNames: (request.tools ?? []).map((tool) => tool.name),
       streaming: false,
+      modelId: this.modelId,
     };
     if (request.signal?.aborted)
       throw new CancelledError({
@@ -120,6 +121,7 @@ export class OpenAIChatModel implements ChatModel {
     const { warnings, ...context } = this.responseContext(request, built);
     yield* streamOpenAI<OpenAIWireChunk>({
       provider: this.provider,
+      modelId: this.modelId,
       request,
       idleTimeoutMs: this.config.idleTimeoutMs,
       warnings,

@@ -6,6 +6,7 @@ import {
   ToolwireError,
   errorMessage,
   providerErrorFromStatus,
+  toolCallingUnsupportedError,
 } from '@toolwire/schema';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
@@ -17,6 +18,8 @@ export interface ErrorContext {
   toolNames: readonly string[];
   /** Whether the failure happened while reading a stream. */
   streaming: boolean;
+  /** The model asked for, to name it when it cannot take tools. */
+  modelId?: string;
 }
 
 const CONTEXT_OVERFLOW =
@@ -87,6 +90,16 @@ export function mapOpenAIError(error: unknown, context: ErrorContext): ToolwireE
   if (error instanceof APIError) {
     const fields = errorFields(error);
     const status = error.status;
+    const unsupported =
+      status !== undefined && status >= 400 && status < 500 && context.toolNames.length > 0
+        ? toolCallingUnsupportedError({
+            provider,
+            modelId: context.modelId,
+            message: fields.message,
+            cause: error,
+          })
+        : undefined;
+    if (unsupported) return unsupported;
     const base = {
       provider,
       message: `${provider}: ${status ? `${status} ` : ''}${fields.message}`,

@@ -900,3 +900,60 @@ describe('OpenAIChatModel capabilities', () => {
     expect(fake.requests).toHaveLength(0);
   });
 });
+
+describe('createOpenAI with a model that cannot take tools', () => {
+  const refusals: Array<[string, unknown]> = [
+    [
+      "Ollama's /v1",
+      {
+        error: {
+          message: 'registry.ollama.ai/library/gemma:2b does not support tools',
+          type: 'api_error',
+          param: null,
+          code: null,
+        },
+      },
+    ],
+    [
+      'vLLM without a tool parser',
+      {
+        object: 'error',
+        message:
+          '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      },
+    ],
+    [
+      'llama.cpp without --jinja',
+      {
+        error: {
+          code: 400,
+          message: 'tools param requires --jinja flag',
+          type: 'invalid_request_error',
+        },
+      },
+    ],
+  ];
+  for (const [server, body] of refusals) {
+    it(`raises UnsupportedFeatureError naming the model (${server})`, async () => {
+      fake.push({ error: { status: 400, body } }, { error: { status: 400, body } });
+      const model = openai({ provider: 'openai-compatible' })('gemma:2b');
+      for (const run of [
+        () => model.generate({ messages: [{ role: 'user', content: 'hi' }], tools: [weather] }),
+        () =>
+          collectStream(
+            model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [weather] }),
+          ),
+      ]) {
+        expect(await error(run)).toMatchObject({
+          name: 'UnsupportedFeatureError',
+          feature: 'toolCalling',
+          modelId: 'gemma:2b',
+          message: expect.stringContaining('model "gemma:2b" does not support tool calling'),
+        });
+      }
+    });
+  }
+});

@@ -95,6 +95,7 @@ export class OpenAIResponsesModel implements ChatModel {
         signal: request.signal,
         toolNames: (request.tools ?? []).map((tool) => tool.name),
         streaming: false,
+        modelId: this.modelId,
       });
     }
     if (!response || !Array.isArray(response.output)) {
@@ -126,6 +127,7 @@ export class OpenAIResponsesModel implements ChatModel {
     const built = this.buildRequest(request, { stream: true });
     yield* streamOpenAI<ResponsesStreamEvent>({
       provider: this.provider,
+      modelId: this.modelId,
       request,
       idleTimeoutMs: this.config.idleTimeoutMs,
       warnings: built.warnings,

@@ -25,6 +25,7 @@ export interface OpenAIAccumulator<TEvent> {
 
 export interface StreamOpenAIOptions<TEvent> {
   provider: string;
+  modelId: string;
   request: ChatRequest;
   idleTimeoutMs: number;
   /** Warnings found while building the request (yielded first). */
@@ -51,6 +52,7 @@ export async function* streamOpenAI<TEvent>(
     signal: request.signal,
     toolNames: (request.tools ?? []).map((tool) => tool.name),
     streaming: true,
+    modelId: options.modelId,
   };
   for (const warning of options.warnings) yield { type: 'warning', warning };
 

@@ -24,6 +24,7 @@ export {
   StreamProtocolError,
   InvalidRequestError,
   UnsupportedFeatureError,
+  toolCallingUnsupportedError,
   parseRetryAfter,
 } from './provider-errors.js';
 export type { ProviderErrorCode, ProviderErrorOptions } from './provider-errors.js';

@@ -117,11 +117,43 @@ export class InvalidRequestError extends ProviderError {
 
 export class UnsupportedFeatureError extends ToolwireError {
   readonly feature: string;
-  constructor(options: { feature: string; message: string; cause?: unknown }) {
+  /** The model that lacks the feature, when known. */
+  readonly modelId: string | undefined;
+  constructor(options: { feature: string; message: string; modelId?: string; cause?: unknown }) {
     super('unsupported', options);
     this.name = 'UnsupportedFeatureError';
     this.feature = options.feature;
+    this.modelId = options.modelId;
   }
+}
+
+/**
+ * How servers say a model cannot take tools: Ollama (native and `/v1`) "<model> does not support
+ * tools", vLLM "\"auto\" tool choice requires --enable-auto-tool-choice", llama.cpp "tools param
+ * requires --jinja flag", and the generic "tools are not supported" family.
+ */
+const TOOLS_UNSUPPORTED =
+  /does not support (tools|tool calling|function calling)|tool choice requires --enable-auto-tool-choice|tools param requires --jinja|(tools|tool use|tool calling|function calling) (is|are) not supported/i;
+
+/**
+ * The `UnsupportedFeatureError` (feature `toolCalling`) for a provider's refusal of a request
+ * with tools, or undefined when the message says something else. Agents read it as "fall back to
+ * prompt-based tool calling" (`toolCalling: 'auto'`).
+ */
+export function toolCallingUnsupportedError(options: {
+  provider: string;
+  modelId: string | undefined;
+  message: string;
+  cause?: unknown;
+}): UnsupportedFeatureError | undefined {
+  if (!TOOLS_UNSUPPORTED.test(options.message)) return undefined;
+  const model = options.modelId !== undefined ? `model "${options.modelId}"` : 'the model';
+  return new UnsupportedFeatureError({
+    feature: 'toolCalling',
+    modelId: options.modelId,
+    message: `${options.provider}: ${model} does not support tool calling (the server said: ${options.message})`,
+    cause: options.cause,
+  });
 }
 
 /**
