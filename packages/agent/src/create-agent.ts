@@ -101,9 +101,22 @@ export interface AgentOptions {
   temperature?: number;
   maxOutputTokens?: number;
   providerOptions?: ChatRequest['providerOptions'];
+  /**
+   * How the model calls tools: `native` (default) through the provider's tool calling;
+   * `prompt`: the tool list goes in the system prompt and the model answers with a JSON call
+   * (the staged pipeline's form), repaired and validated, for models without tool calling;
+   * `auto`: native, switching to `prompt` for the rest of the run when the model has no tool
+   * calling (`capabilities.toolCalling: false`, or the provider answers that it does not support
+   * tools, an `UnsupportedFeatureError`).
+   */
+  toolCalling?: ToolCallingMode;
 }
 
+export type ToolCallingMode = 'native' | 'prompt' | 'auto';
+const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['native', 'prompt', 'auto'];
+
 export interface ResolvedAgentOptions {
+  toolCalling: ToolCallingMode;
   mode: AgentMode;
   system: string | undefined;
   maxSteps: number;
@@ -196,6 +209,9 @@ export function createAgent(options: AgentOptions): Agent {
       steps: [],
       usage: emptyUsage(),
       ...(discoveryError !== undefined ? { discoveryError } : {}),
+      promptToolCalling:
+        resolved.toolCalling === 'prompt' ||
+        (resolved.toolCalling === 'auto' && !model.capabilities.toolCalling),
     };
     const outcome =
       resolved.mode === 'staged' ? await runStagedPipeline(context) : await runToolLoop(context);
@@ -345,6 +361,13 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       message: 'tools must be an array of tools or a function returning one',
     });
   }
+  const toolCalling = options.toolCalling ?? 'native';
+  if (!TOOL_CALLING_MODES.includes(toolCalling)) {
+    throw new InvalidAgentOptionsError({
+      field: 'toolCalling',
+      message: `toolCalling must be one of ${TOOL_CALLING_MODES.map((m) => `"${m}"`).join(', ')} (got ${JSON.stringify(toolCalling)})`,
+    });
+  }
   const maxSteps = options.maxSteps ?? 10;
   checkInteger('maxSteps', maxSteps, 1);
   const concurrency = options.concurrency ?? 8;
@@ -383,6 +406,7 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
   }
   return {
     mode,
+    toolCalling,
     system: options.system,
     maxSteps,
     approve: options.approve,

@@ -10,6 +10,7 @@ export type {
   ApprovalRequest,
   ApprovalDecision,
   RepairToolCallRequest,
+  ToolCallingMode,
 } from './create-agent.js';
 export type { AgentEvent } from './agent-event.js';
 export type {

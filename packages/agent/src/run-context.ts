@@ -34,6 +34,11 @@ export interface RunContext {
   usage: Usage;
   /** Staged mode: why the tool provider gave no list (the run goes on without tools). */
   readonly discoveryError?: unknown;
+  /**
+   * Tools are offered in the prompt and called with the JSON form instead of natively
+   * (`toolCalling: 'prompt'`, or `'auto'` once the model turned tools down).
+   */
+  promptToolCalling: boolean;
 }
 
 /** Request settings every model call of a run carries. */

@@ -34,6 +34,11 @@ import {
   withUniqueIds,
   type RunContext,
 } from './run-context.js';
+import {
+  FUNCTION_CALL_JSON_FORM,
+  functionsListText,
+  isToolCallingUnsupported,
+} from './prompt-tool-calling.js';
 import { executePreparedCalls, prepareToolCalls, type PreparedCall } from './run-tool-calls.js';
 import type { RunOutcome } from './tool-loop.js';
 
@@ -164,7 +169,7 @@ async function callFunctions(
   attempt: number,
 ): Promise<{ prepared: PreparedCall[] } | { feedback: string | undefined }> {
   const { capabilities } = context.model;
-  const native = capabilities.toolCalling;
+  const native = capabilities.toolCalling && !context.promptToolCalling;
   const system = [context.options.system, FUNCTION_CALLING_INSTRUCTION]
     .filter((part) => part !== undefined)
     .join('\n\n');
@@ -172,13 +177,7 @@ async function callFunctions(
   if (!native) {
     messages.push({
       role: 'user',
-      content: `Available functions (JSON Schema of their arguments):\n${JSON.stringify(
-        specs.map((spec) => ({
-          name: spec.name,
-          description: spec.description,
-          parameters: spec.inputSchema,
-        })),
-      )}\n\nRespond in JSON format: {"tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "...", "arguments": "<the arguments as a JSON string>"}}]}`,
+      content: `${functionsListText(specs)}\n\nRespond in JSON format: ${FUNCTION_CALL_JSON_FORM}`,
     });
   }
   if (feedback) messages.push({ role: 'user', content: feedback });
@@ -237,7 +236,17 @@ async function callFunctions(
     return { prepared };
   } catch (error) {
     rethrowIfCancelled(context);
-    recordError(step, error, fallbackText(attempt));
+    // toolCalling 'auto': a model that turns tools down gets the JSON form from the retry on.
+    const switching =
+      native && context.options.toolCalling === 'auto' && isToolCallingUnsupported(error);
+    if (switching) context.promptToolCalling = true;
+    recordError(
+      step,
+      error,
+      switching && attempt === 1
+        ? 'the model does not support tools: retrying with the functions in the prompt'
+        : fallbackText(attempt),
+    );
     finishStep(context, step);
     return { feedback: undefined };
   }

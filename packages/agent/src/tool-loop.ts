@@ -1,8 +1,23 @@
-import type { AssistantMessage, ChatRequest, Message } from '@toolwire/schema';
+import type {
+  AssistantMessage,
+  ChatRequest,
+  ChatResponse,
+  Message,
+  ToolSpec,
+} from '@toolwire/schema';
+import type { AgentStep } from './agent-transcript.js';
+import {
+  FUNCTION_CALL_JSON_FORM,
+  isToolCallingUnsupported,
+  promptToolsInstruction,
+  readPromptAnswer,
+  toPromptMessages,
+} from './prompt-tool-calling.js';
 import type { AgentFinishReason } from './agent-transcript.js';
 import {
   baseRequest,
   beginStep,
+  describeRequest,
   finishStep,
   recordResponse,
   streamModel,
@@ -37,24 +52,48 @@ export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
   const tools = specs.length > 0 ? [...specs] : undefined;
 
   for (let count = 1; count <= options.maxSteps; count++) {
-    const request: ChatRequest = {
-      ...baseRequest(context),
-      messages: withSystem(context, conversation),
-      ...(tools ? { tools, toolChoice: 'auto' as const } : {}),
-    };
+    const request = loopRequest(context, conversation, tools);
     const step = beginStep(context, 'tool-loop', request);
-    const response = await streamModel(context, step, request, true);
+    const response = await callLoopModel(context, step, request, conversation, tools);
     recordResponse(context, step, response);
-    const assistant: AssistantMessage = { role: 'assistant', content: response.text };
+    let toolCalls = response.toolCalls;
+    let text = response.text;
+    if (context.promptToolCalling && tools !== undefined) {
+      const answer = readPromptAnswer(response.text);
+      if (answer.kind === 'invalid') {
+        // The model tried to call and got the form wrong: it is told, and tries again.
+        warn(context, step, {
+          type: 'other',
+          message: `the prompt-based tool call could not be read: ${answer.problem}`,
+        });
+        conversation.push(
+          { role: 'assistant', content: response.text },
+          {
+            role: 'user',
+            content: `Your function call could not be used: ${answer.problem}. Answer with only the JSON form ${FUNCTION_CALL_JSON_FORM}, or answer in plain text.`,
+          },
+        );
+        finishStep(context, step);
+        continue;
+      }
+      if (answer.kind === 'calls') {
+        toolCalls = answer.calls;
+        text = '';
+      } else {
+        // Streamed silently (it might have been a call): the answer is given now.
+        context.emit({ type: 'text-delta', step: step.index, delta: response.text });
+      }
+    }
+    const assistant: AssistantMessage = { role: 'assistant', content: text };
     if (response.reasoning && response.reasoning.length > 0)
       assistant.reasoning = response.reasoning;
     if (response.providerMetadata) assistant.providerMetadata = response.providerMetadata;
-    if (response.toolCalls.length === 0) {
+    if (toolCalls.length === 0) {
       conversation.push(assistant);
       finishStep(context, step);
-      return { text: response.text, finishReason: response.finishReason, messages: conversation };
+      return { text, finishReason: response.finishReason, messages: conversation };
     }
-    const modelCalls = withUniqueIds(context, step, response.toolCalls, conversation);
+    const modelCalls = withUniqueIds(context, step, toolCalls, conversation);
     assistant.toolCalls = modelCalls;
     conversation.push(assistant);
     for (const toolCall of modelCalls)
@@ -74,10 +113,11 @@ export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
     finishStep(context, step);
   }
 
-  const keepTools = tools !== undefined && model.capabilities.toolChoice.none;
+  const prompted = context.promptToolCalling;
+  const keepTools = tools !== undefined && !prompted && model.capabilities.toolChoice.none;
   const request: ChatRequest = {
     ...baseRequest(context),
-    messages: withSystem(context, conversation),
+    messages: withSystem(context, prompted ? toPromptMessages(conversation) : conversation),
     ...(keepTools ? { tools, toolChoice: 'none' as const } : {}),
   };
   const step = beginStep(context, 'final-answer', request);
@@ -98,4 +138,60 @@ export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
   conversation.push(assistant);
   finishStep(context, step);
   return { text: response.text, finishReason: 'max-steps', messages: conversation };
+}
+
+/** A loop step's request: native tools, or (prompt-based tool calling) the tools in the prompt. */
+function loopRequest(
+  context: RunContext,
+  conversation: readonly Message[],
+  tools: ToolSpec[] | undefined,
+): ChatRequest {
+  if (tools !== undefined && context.promptToolCalling) {
+    const system = [context.options.system, promptToolsInstruction(tools)]
+      .filter((part) => part !== undefined)
+      .join('\n\n');
+    return {
+      ...baseRequest(context),
+      messages: [{ role: 'system', content: system }, ...toPromptMessages(conversation)],
+    };
+  }
+  return {
+    ...baseRequest(context),
+    messages: withSystem(context, conversation),
+    ...(tools ? { tools, toolChoice: 'auto' as const } : {}),
+  };
+}
+
+/**
+ * Streams a loop step. With `toolCalling: 'auto'`, a model that turns tools down
+ * (`UnsupportedFeatureError`) switches the run to prompt-based tool calling and the step is
+ * sent again that way. In prompt mode text is not streamed as it comes: it may be a call.
+ */
+async function callLoopModel(
+  context: RunContext,
+  step: AgentStep,
+  request: ChatRequest,
+  conversation: readonly Message[],
+  tools: ToolSpec[] | undefined,
+): Promise<ChatResponse> {
+  const prompted = context.promptToolCalling && tools !== undefined;
+  try {
+    return await streamModel(context, step, request, !prompted);
+  } catch (error) {
+    if (
+      tools === undefined ||
+      prompted ||
+      context.options.toolCalling !== 'auto' ||
+      !isToolCallingUnsupported(error)
+    )
+      throw error;
+    context.promptToolCalling = true;
+    warn(context, step, {
+      type: 'unsupported-setting',
+      message: `${error.message}; the tools are offered in the prompt from now on (toolCalling: "auto")`,
+    });
+    const retry = loopRequest(context, conversation, tools);
+    step.request = describeRequest(retry);
+    return streamModel(context, step, retry, false);
+  }
 }

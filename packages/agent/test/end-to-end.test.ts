@@ -55,7 +55,7 @@ afterAll(async () => {
   await registry?.close();
 });
 
-const models: Record<FakeProviderKind, (url: string) => ChatModel> = {
+const models: Record<'openai' | 'anthropic' | 'ollama', (url: string) => ChatModel> = {
   openai: (url) => createOpenAI({ baseURL: `${url}/v1`, apiKey: 'test-key' })('gpt-test'),
   anthropic: (url) => createAnthropic({ baseURL: url, apiKey: 'test-key' })('claude-test'),
   ollama: (url) => createOllama({ host: url })('llama-test'),
