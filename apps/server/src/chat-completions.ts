@@ -26,12 +26,12 @@ export interface ChatContext {
   maxBody: number;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** OpenAI-style error body (what OpenAI SDKs parse). */
-function openAiError(
+export function openAiError(
   status: number,
   message: string,
   param: string | null,
@@ -85,7 +85,7 @@ export function gatewayTools(runtime: Runtime, token: AuthToken | undefined): An
   })) as AnyTool[];
 }
 
-interface ParsedRequest {
+export interface ParsedRequest {
   model: string | undefined;
   system: string | undefined;
   messages: Message[];
@@ -210,13 +210,41 @@ function usageOf(result: AgentResult) {
 }
 
 /** What tools ran, as an extension field beside the OpenAI shape. */
-function toolwireSummary(result: AgentResult) {
+export function toolwireSummary(result: AgentResult) {
   const calls: Array<{ name: string; isError: boolean }> = [];
   for (const message of result.messages) {
     if (message.role !== 'tool') continue;
     for (const r of message.results) calls.push({ name: r.toolName, isError: r.isError });
   }
   return { steps: result.steps.length, toolCalls: calls };
+}
+
+/**
+ * The configured upstream model and an agent over the gateway's tools (code mode's when it is
+ * on), as `/v1/chat/completions` and `/v1/responses` both run it.
+ */
+export function gatewayAgent(
+  ctx: ChatContext,
+  request: Pick<ParsedRequest, 'model' | 'system' | 'temperature' | 'maxOutputTokens'>,
+) {
+  const { runtime, token } = ctx;
+  const model = chatModelFromConfig(runtime.config, request.model);
+  const codeMode = runtime.config.codeMode?.enabled === true;
+  const tools = codeMode
+    ? createCodeModeTools({
+        source: gatewayToolSource(runtime, token),
+        excludedTools: runtime.config.codeMode?.excludedTools ?? [],
+        typecheck: 'warn',
+      })
+    : gatewayTools(runtime, token);
+  const agent = createAgent({
+    model,
+    tools,
+    ...(request.system !== undefined ? { system: request.system } : {}),
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
+  });
+  return { model, agent };
 }
 
 /** `POST /v1/chat/completions`: the agent loop with the gateway's tools against the configured model. */
@@ -227,24 +255,7 @@ export async function handleChatCompletions(
 ): Promise<void> {
   const body = await readJson(req, ctx.maxBody);
   const request = parseChatRequest(body);
-  const { runtime, token } = ctx;
-  const model = chatModelFromConfig(runtime.config, request.model);
-  const codeMode = runtime.config.codeMode?.enabled === true;
-  const direct = gatewayTools(runtime, token);
-  const tools = codeMode
-    ? createCodeModeTools({
-        source: gatewayToolSource(runtime, token),
-        excludedTools: runtime.config.codeMode?.excludedTools ?? [],
-        typecheck: 'warn',
-      })
-    : direct;
-  const agent = createAgent({
-    model,
-    tools,
-    ...(request.system !== undefined ? { system: request.system } : {}),
-    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-    ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
-  });
+  const { model, agent } = gatewayAgent(ctx, request);
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableEnded) controller.abort();
@@ -374,7 +385,7 @@ export function sendOpenAiError(res: ServerResponse, error: unknown): void {
 }
 
 /** A failure of the upstream model: 502, with its message. */
-function upstreamFailure(error: unknown): HttpError {
+export function upstreamFailure(error: unknown): HttpError {
   const message = error instanceof Error ? error.message : String(error);
   return new HttpError(
     502,

@@ -15,6 +15,7 @@ import {
 import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
 import { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels, sendOpenAiError } from './chat-completions.js';
+import { handleResponses } from './responses-endpoint.js';
 import { handleDashboardApi, visibleServers } from './dashboard-api.js';
 import { DASHBOARD_HTML } from './dashboard-page.js';
 import { embeddedDefaultConfig, toolwireCacheDir } from './default-config.js';
@@ -126,7 +127,7 @@ function registryKeyOf(config: ToolwireConfig): string {
 
 /**
  * Starts the gateway: `@toolwire/forwarder` over HTTP with `/mcp`, `/servers/<name>/mcp`,
- * `/healthz`, `/readyz`, `/metrics`, the dashboard at `/` and `/v1/chat/completions`.
+ * `/healthz`, `/readyz`, `/metrics`, the dashboard at `/`, `/v1/chat/completions` and `/v1/responses`.
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const logger: Logger = createJsonLogger(options.logStream ?? process.stdout, {
@@ -366,6 +367,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (path === '/v1/chat/completions') {
       if (req.method !== 'POST') throw new HttpError(405, 'Use POST', -32600, { allow: 'POST' });
       return handleChatCompletions({ runtime: current, token, shared, logger, maxBody }, req, res);
+    }
+    if (path === '/v1/responses') {
+      if (req.method !== 'POST') throw new HttpError(405, 'Use POST', -32600, { allow: 'POST' });
+      return handleResponses({ runtime: current, token, shared, logger, maxBody }, req, res);
     }
     if (path === '/v1/models' && req.method === 'GET') return handleModels(current, res);
     if (path.startsWith('/api/')) {
