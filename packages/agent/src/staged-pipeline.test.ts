@@ -1,4 +1,5 @@
 import {
+  UnsupportedFeatureError,
   CancelledError,
   InvalidRequestError,
   ServerError,
@@ -406,6 +407,41 @@ describe('createAgent (staged pipeline)', () => {
       toolCallId: 'j1',
       content: [{ type: 'json', value: { value: 8 } }],
     });
+  });
+
+  it('switches function calling to JSON with toolCalling "auto" when the model turns tools down', async () => {
+    const model = createScriptedModel([
+      select('calculate'),
+      {
+        error: new UnsupportedFeatureError({
+          feature: 'toolCalling',
+          modelId: 'tiny',
+          message: 'ollama: model "tiny" does not support tool calling',
+        }),
+      },
+      {
+        text: JSON.stringify({
+          tool_calls: [
+            {
+              id: 'j2',
+              type: 'function',
+              function: { name: 'calculate', arguments: '{"a":2,"b":5,"op":"*"}' },
+            },
+          ],
+        }),
+      },
+      answer('10'),
+    ]);
+    const result = await createAgent({ model, tools, mode: 'staged', toolCalling: 'auto' }).run(
+      '2*5',
+    );
+    expect(result.text).toBe('10');
+    expect(model.requests[1]!.tools).toHaveLength(1);
+    expect(model.requests[2]!.tools).toBeUndefined();
+    expect(model.requests[2]!.responseFormat).toMatchObject({ name: 'function_calls' });
+    expect(result.steps.find((step) => step.kind === 'function-calling')!.fallback).toBe(
+      'the model does not support tools: retrying with the functions in the prompt',
+    );
   });
 
   it('asks for the JSON in the prompt only when the model has no structured output', async () => {

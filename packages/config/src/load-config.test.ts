@@ -111,6 +111,13 @@ describe('loadConfig', () => {
     expect(error.message).toContain('NOPE');
   });
 
+  it('accepts every chat provider and names chat.provider for an unknown one', () => {
+    for (const provider of ['openai', 'openai-responses', 'anthropic', 'ollama', 'xai', 'google'])
+      expect(loadConfig({ chat: { provider } } as never).chat?.provider).toBe(provider);
+    const error = configError(() => loadConfig({ chat: { provider: 'gemini' } } as never));
+    expect(error.path).toBe('chat.provider');
+  });
+
   it('rejects a wrong type with the dotted path of the value', () => {
     const error = configError(() =>
       loadConfig({ mcpServers: { fs: { command: 'npx', args: ['-y', 42] } } }),
