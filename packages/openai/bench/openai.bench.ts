@@ -5,9 +5,12 @@ import { textResult, type ChatRequest, type Message, type ToolSpec } from '@tool
 import { Bench } from 'tinybench';
 import {
   buildOpenAIRequest,
+  buildOpenAIResponsesRequest,
+  OpenAIResponsesStreamAccumulator,
   OpenAIStreamAccumulator,
   type OpenAIRequestSettings,
   type OpenAIWireChunk,
+  type ResponsesStreamEvent,
 } from '../src/index.js';
 import { benchRows } from '@toolwire/bench-kit';
 
@@ -112,6 +115,61 @@ chunks.push({
 });
 const chunkTexts = chunks.map((chunk) => JSON.stringify(chunk));
 
+// The same answer as Responses events: 600 output_text deltas, 4 function calls of 99 argument
+// deltas each, then response.completed.
+const events: ResponsesStreamEvent[] = [
+  { type: 'response.created', response: { id: 'resp_1', model: 'gpt-5-mini', output: [] } },
+];
+for (let i = 0; i < 600; i++)
+  events.push({
+    type: 'response.output_text.delta',
+    item_id: 'msg_1',
+    output_index: 0,
+    content_index: 0,
+    delta: 'word ',
+  });
+for (let call = 0; call < 4; call++) {
+  const itemId = `fc_${call}`;
+  events.push({
+    type: 'response.output_item.added',
+    output_index: call + 1,
+    item: {
+      type: 'function_call',
+      id: itemId,
+      call_id: `call_${call}`,
+      name: 'tool_1',
+      arguments: '',
+    },
+  });
+  const args = JSON.stringify({
+    path: `/tmp/${'d'.repeat(260)}/${call}.txt`,
+    recursive: true,
+    depth: 3,
+  }).padEnd(300, ' ');
+  for (let j = 0; j < 99; j++)
+    events.push({
+      type: 'response.function_call_arguments.delta',
+      item_id: itemId,
+      output_index: call + 1,
+      delta: args.slice(j * 3, j * 3 + 3),
+    });
+}
+events.push({
+  type: 'response.completed',
+  response: {
+    id: 'resp_1',
+    status: 'completed',
+    usage: { input_tokens: 1000, output_tokens: 400, total_tokens: 1400 },
+  },
+});
+const eventTexts = events.map((event) => JSON.stringify(event));
+const responsesSettings = {
+  ...settings,
+  store: false,
+  encryptedReasoning: true,
+  reasoning: undefined,
+};
+
 let parts = 0;
 const bench = new Bench({ time: 500, warmup: true });
 bench
@@ -133,6 +191,18 @@ bench
   })
   .add('baseline: JSON.parse of the 1,000 chunks', () => {
     for (const text of chunkTexts) JSON.parse(text);
+  })
+  .add('build: Responses request (10 tools, 19 msgs)', () => {
+    buildOpenAIResponsesRequest(request, responsesSettings, true);
+  })
+  .add('stream: accumulate 1,000 Responses events', () => {
+    const accumulator = new OpenAIResponsesStreamAccumulator('gpt-5-mini', 'openai');
+    for (const event of events) accumulator.push(event);
+    accumulator.finishParts();
+    if (accumulator.result().toolCalls.length !== 4) throw new Error('unexpected');
+  })
+  .add('baseline: JSON.parse of the Responses events', () => {
+    for (const text of eventTexts) JSON.parse(text);
   });
 
 await bench.run();
@@ -141,6 +211,7 @@ const rows = benchRows(bench);
 const byName = Object.fromEntries(rows.map((row) => [row.name, row]));
 const stringifyBaseline = byName['baseline: JSON.stringify of the built body']!.meanUs;
 const parseBaseline = byName['baseline: JSON.parse of the 1,000 chunks']!.meanUs;
+const eventsBaseline = byName['baseline: JSON.parse of the Responses events']!.meanUs;
 
 console.log(
   `\n@toolwire/openai benchmarks (Node ${process.versions.node}, ${process.arch}); the stream task yields ${parts} parts per run\n`,
@@ -149,11 +220,17 @@ console.log(
   `${'task'.padEnd(44)} ${'mean µs'.padStart(10)} ${'p99 µs'.padStart(10)} ${'ops/s'.padStart(10)}  ratio`,
 );
 for (const row of rows) {
-  const base =
-    row.name.startsWith('stream') || row.name.includes('JSON.parse')
+  const base = row.name.includes('Responses events')
+    ? eventsBaseline
+    : row.name.startsWith('stream') || row.name.includes('JSON.parse')
       ? parseBaseline
       : stringifyBaseline;
-  const label = base === parseBaseline ? 'JSON.parse of the chunks' : 'JSON.stringify of the body';
+  const label =
+    base === eventsBaseline
+      ? 'JSON.parse of the events'
+      : base === parseBaseline
+        ? 'JSON.parse of the chunks'
+        : 'JSON.stringify of the body';
   const ratio = row.name.startsWith('baseline')
     ? 'baseline'
     : `${(row.meanUs / base).toFixed(2)}× ${label}`;
