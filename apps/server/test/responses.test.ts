@@ -126,6 +126,10 @@ describe('POST /v1/responses', () => {
         message: expect.stringMatching(/input/),
       },
     );
+    const unauthenticated = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'nope', maxRetries: 0 });
+    await expect(
+      unauthenticated.responses.create({ model: 'fake-model', input: 'hi' }),
+    ).rejects.toMatchObject({ status: 401 });
     expect(fake.requests).toHaveLength(0);
   });
 
@@ -136,6 +140,23 @@ describe('POST /v1/responses', () => {
     ).rejects.toMatchObject({
       status: 502,
     });
+    expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+  });
+
+  it('reports an upstream failure after the stream started as response.failed', async () => {
+    fake.push({ error: { status: 500 } });
+    const stream = await client.responses.create({
+      model: 'fake-model',
+      input: 'hi',
+      stream: true,
+    });
+    const events: any[] = [];
+    for await (const event of stream) events.push(event);
+    expect(events[0].type).toBe('response.created');
+    const failed = events.at(-1);
+    expect(failed.type).toBe('response.failed');
+    expect(failed.response.status).toBe('failed');
+    expect(failed.response.error.message).toMatch(/The upstream model failed/);
     expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
   });
 });
