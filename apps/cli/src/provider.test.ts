@@ -41,6 +41,35 @@ describe('resolveProvider', () => {
     ]);
   });
 
+  it('finds Gemini from GEMINI_API_KEY or GOOGLE_API_KEY, after the other hosted providers', async () => {
+    for (const env of [{ GEMINI_API_KEY: 'g' }, { GOOGLE_API_KEY: 'g' }]) {
+      const resolved = await resolveProvider({}, {}, env);
+      expect([resolved.provider, resolved.model, resolved.baseUrl]).toEqual([
+        'google',
+        'gemini-2.5-flash',
+        'https://generativelanguage.googleapis.com',
+      ]);
+      expect(resolved.chatModel.provider).toBe('google');
+    }
+    const both = await resolveProvider({}, {}, { XAI_API_KEY: 'x', GEMINI_API_KEY: 'g' });
+    expect(both.provider).toBe('xai');
+  });
+
+  it('makes a Responses model for openai-responses with the OpenAI key and URL', async () => {
+    const resolved = await resolveProvider(
+      { provider: 'openai-responses' },
+      {},
+      { OPENAI_API_KEY: 'sk' },
+    );
+    expect([resolved.provider, resolved.model, resolved.baseUrl]).toEqual([
+      'openai-responses',
+      'gpt-5.4-mini',
+      'https://api.openai.com/v1',
+    ]);
+    expect(resolved.chatModel.constructor.name).toBe('OpenAIResponsesModel');
+    await expect(resolveProvider({ provider: 'google' }, {}, {})).rejects.toThrow(/GEMINI_API_KEY/);
+  });
+
   it('ignores the config chat section when --provider names another provider', async () => {
     const config = {
       chat: { provider: 'anthropic' as const, model: 'claude-x', baseUrl: 'http://a' },
