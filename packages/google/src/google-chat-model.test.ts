@@ -175,6 +175,33 @@ describe('GoogleChatModel', () => {
     });
   });
 
+  it('raises UnsupportedFeatureError when the model has no function calling (Gemma on the Gemini API)', async () => {
+    const refusal = {
+      error: {
+        status: 400,
+        body: {
+          error: {
+            code: 400,
+            message: 'Function calling is not enabled for models/gemma-3-27b-it',
+            status: 'INVALID_ARGUMENT',
+          },
+        },
+      },
+    };
+    fake.push(refusal, refusal);
+    const gemma = createGoogle({ apiKey: 'k', baseURL: fake.url })('gemma-3-27b-it');
+    for (const run of [
+      () => gemma.generate({ messages: [USER], tools: [weather] }),
+      () => collectStream(gemma.stream({ messages: [USER], tools: [weather] })),
+    ]) {
+      expect(await failure(run)).toMatchObject({
+        name: 'UnsupportedFeatureError',
+        feature: 'toolCalling',
+        modelId: 'gemma-3-27b-it',
+      });
+    }
+  });
+
   it('reads the thought signature and thought token count of a recorded answer', async () => {
     fake.push({ raw: wireFixture('google-generate-content-tools.json') });
     const response = await model().generate({ messages: [USER] });

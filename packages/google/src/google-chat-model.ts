@@ -93,6 +93,7 @@ export class GoogleChatModel implements ChatModel {
       signal: request.signal,
       toolNames: (request.tools ?? []).map((tool) => tool.name),
       streaming,
+      modelId: this.modelId,
     };
   }
 

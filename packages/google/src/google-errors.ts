@@ -6,6 +6,7 @@ import {
   errorMessage,
   parseRetryAfter,
   providerErrorFromStatus,
+  toolCallingUnsupportedError,
 } from '@toolwire/schema';
 import { ApiError } from '@google/genai';
 
@@ -16,6 +17,8 @@ export interface GoogleErrorContext {
   streaming: boolean;
   /** Headers of the failed HTTP response, when the request's fetch saw them. */
   headers?: Headers;
+  /** The model asked for, to name it when it cannot take tools. */
+  modelId?: string;
 }
 
 /** The `error` object of a Google API error body (`{ code, message, status, details }`). */
@@ -63,6 +66,15 @@ export function mapGoogleError(error: unknown, context: GoogleErrorContext): Too
   if (error instanceof ApiError) {
     const body = parseBody(error.message);
     const message = body.message ?? error.message;
+    if (error.status === 400 && context.toolNames.length > 0) {
+      const unsupported = toolCallingUnsupportedError({
+        provider,
+        modelId: context.modelId,
+        message,
+        cause: error,
+      });
+      if (unsupported) return unsupported;
+    }
     const reasons = (body.details ?? []).map((detail) => detail.reason ?? '').join(' ');
     const invalidKey = /API_KEY_INVALID/.test(reasons) || /API key not valid/i.test(message);
     const status = invalidKey ? 401 : error.status;

@@ -130,10 +130,11 @@ export class UnsupportedFeatureError extends ToolwireError {
 /**
  * How servers say a model cannot take tools: Ollama (native and `/v1`) "<model> does not support
  * tools", vLLM "\"auto\" tool choice requires --enable-auto-tool-choice", llama.cpp "tools param
- * requires --jinja flag", and the generic "tools are not supported" family.
+ * requires --jinja flag", the Gemini API "Function calling is not enabled for models/gemma-…",
+ * and the generic "tools are not supported" family.
  */
 const TOOLS_UNSUPPORTED =
-  /does not support (tools|tool calling|function calling)|tool choice requires --enable-auto-tool-choice|tools param requires --jinja|(tools|tool use|tool calling|function calling) (is|are) not supported/i;
+  /does not support (tools|tool calling|function calling)|tool choice requires --enable-auto-tool-choice|tools param requires --jinja|function calling is not enabled|(tools|tool use|tool calling|function calling) (is|are) not supported/i;
 
 /**
  * The `UnsupportedFeatureError` (feature `toolCalling`) for a provider's refusal of a request
