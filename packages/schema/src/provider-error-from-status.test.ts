@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { providerErrorFromStatus } from './provider-error-from-status.js';
-import { ProviderError, RateLimitError, SchemaRejectedError } from './provider-errors.js';
+import {
+  ProviderError,
+  RateLimitError,
+  SchemaRejectedError,
+  toolCallingUnsupportedError,
+} from './provider-errors.js';
 
 const base = { provider: 'acme', message: 'acme: failed' };
 
@@ -98,5 +103,32 @@ describe('providerErrorFromStatus', () => {
 
   it('marks a 5xx as overloaded when the adapter says so', () => {
     expect(providerErrorFromStatus(500, { ...base, overloaded: true }).code).toBe('overloaded');
+  });
+});
+
+describe('toolCallingUnsupportedError', () => {
+  it('recognises how servers refuse tools, naming the model', () => {
+    for (const message of [
+      'registry.ollama.ai/library/gemma:2b does not support tools',
+      '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+      'tools param requires --jinja flag',
+      'Function calling is not enabled for models/gemma-3-27b-it',
+      'Tool calling is not supported for this model',
+    ]) {
+      const error = toolCallingUnsupportedError({ provider: 'p', modelId: 'm', message });
+      expect(error, message).toMatchObject({
+        name: 'UnsupportedFeatureError',
+        code: 'unsupported',
+        feature: 'toolCalling',
+        modelId: 'm',
+      });
+      expect(error!.message).toContain('model "m" does not support tool calling');
+      expect(error!.message).toContain(message);
+    }
+  });
+
+  it('leaves other messages alone', () => {
+    for (const message of ['invalid schema for function get_weather', 'model not found'])
+      expect(toolCallingUnsupportedError({ provider: 'p', modelId: 'm', message })).toBeUndefined();
   });
 });
