@@ -203,6 +203,49 @@ describe('toolwire chat --once', () => {
     expect(fake.requests[0]!.headers['x-goog-api-key']).toBe('gk-from-env');
   });
 
+  it('offers the tools in the prompt to an Ollama model that does not support tools', async () => {
+    fake = await startFakeProvider({
+      provider: 'ollama',
+      turns: [
+        {
+          error: {
+            status: 400,
+            body: { error: 'registry.ollama.ai/library/gemma:2b does not support tools' },
+          },
+        },
+        {
+          text: JSON.stringify({
+            tool_calls: [
+              {
+                id: 'call_1',
+                type: 'function',
+                function: { name: 'calculate', arguments: '{"expression":"6*7"}' },
+              },
+            ],
+          }),
+        },
+        { text: 'Six times seven is 42.' },
+      ],
+    });
+    const result = await run([
+      ...nativeOnly(),
+      'chat',
+      '--provider',
+      'ollama',
+      '--model',
+      'gemma:2b',
+      '--base-url',
+      fake.url,
+      '--once',
+      'What is 6*7?',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Six times seven is 42.\n');
+    expect(result.stderr).toMatch(/✓ calculate\s+\d+ ms/);
+    expect(fake.requests[1]!.body.tools).toBeUndefined();
+    expect(bodyText(fake.requests[2]!.body)).toContain('42');
+  });
+
   it('takes Ollama from OLLAMA_HOST', async () => {
     fake = await startFakeProvider({ provider: 'ollama', turns: [{ text: 'hello from llama' }] });
     const result = await run(['chat', '--once', 'hi', '--model', 'llama3.2'], {

@@ -240,6 +240,8 @@ export function gatewayAgent(
   const agent = createAgent({
     model,
     tools,
+    // An upstream model without tool calling gets the tools in its prompt instead of failing.
+    toolCalling: 'auto',
     ...(request.system !== undefined ? { system: request.system } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),

@@ -78,6 +78,8 @@ export async function chatCommand(
       const agent = createAgent({
         model: provider.chatModel,
         mode,
+        // A local model without tool calling gets the tools in its prompt instead of failing.
+        toolCalling: 'auto',
         tools: ({ mode: listMode }) =>
           listMode === 'code' && codeMode
             ? codeMode.tools
