@@ -93,7 +93,7 @@ export type PromptAnswer =
  */
 export function readPromptAnswer(text: string): PromptAnswer {
   const trimmed = text.trim();
-  const mentionsCalls = /"?tool_calls"?\s*:/.test(trimmed);
+  const mentionsCalls = trimmed.includes('{') && /"?tool_calls"?\s*:/.test(trimmed);
   if (!mentionsCalls) return { kind: 'text', text };
   const parsed = parseToolArguments<Record<string, unknown>>({ type: 'object' }, trimmed, {
     toolName: 'tool_calls',

@@ -5,6 +5,7 @@ import { createOpenAI } from '@toolwire/openai';
 import { startFakeProvider, type FakeProvider } from '@toolwire/testing/providers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgent, type AgentResult } from '../src/index.js';
+import { readPromptAnswer } from '../src/prompt-tool-calling.js';
 import { calculate } from './test-tools.js';
 
 let fake: FakeProvider | undefined;
@@ -161,5 +162,18 @@ describe('createAgent with toolCalling', () => {
         toolCalling: 'sometimes' as never,
       }),
     ).toThrow(/toolCalling must be one of "native", "prompt", "auto"/);
+  });
+});
+
+describe('readPromptAnswer', () => {
+  it('reads prose that mentions tool_calls as the answer, and JSON calls as calls', () => {
+    expect(readPromptAnswer('Use the tool_calls: field to call functions.')).toEqual({
+      kind: 'text',
+      text: 'Use the tool_calls: field to call functions.',
+    });
+    expect(
+      readPromptAnswer('{"tool_calls":[{"function":{"name":"calculate","arguments":"{}"}}]}'),
+    ).toMatchObject({ kind: 'calls', calls: [{ name: 'calculate', arguments: '{}' }] });
+    expect(readPromptAnswer('{"tool_calls": "soon"}')).toMatchObject({ kind: 'invalid' });
   });
 });
