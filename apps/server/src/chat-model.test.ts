@@ -26,7 +26,7 @@ describe('chatModelFromConfig', () => {
     }
   });
 
-  it('answers 503 naming GEMINI_API_KEY when google has no key', () => {
+  it('says to set GEMINI_API_KEY when google has no key', () => {
     expect(() =>
       chatModelFromConfig(
         { chat: { provider: 'google', model: 'gemini-2.5-flash' } },
@@ -34,7 +34,10 @@ describe('chatModelFromConfig', () => {
         {},
       ),
     ).toThrow(
-      expect.objectContaining({ status: 503, message: expect.stringContaining('GEMINI_API_KEY') }),
+      expect.objectContaining({
+        data: expect.objectContaining({ code: 'model_not_configured' }),
+        message: expect.stringContaining('GEMINI_API_KEY'),
+      }),
     );
   });
 });
