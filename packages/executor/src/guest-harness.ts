@@ -11,6 +11,9 @@ export interface HarnessConfig {
   functions: string[];
   globals: Record<string, unknown>;
   maxResultBytes: number;
+  /** The console budget, applied in the guest as well so output past it is never copied out. */
+  maxLogBytes: number;
+  maxLogLines: number;
 }
 
 /** What a guest failure looks like when it leaves the sandbox. */
@@ -81,10 +84,26 @@ export const harnessSource = String.raw`(function (call, log, done, configJson) 
     }
     return safeString(value);
   }
+  // Output past the budget is cut here, inside the sandbox, so it is never copied out to the
+  // runner. The runner and the host count in UTF-8 bytes; a string's length is at most that, so the
+  // guest never stops early. The first entry over budget still goes out (cut to one character
+  // past the budget) so the host can say the output was truncated.
+  const slice = String.prototype.slice;
+  let logChars = 0;
+  let logLines = 0;
+  let logOver = false;
   function makeLogger(level) {
     return function () {
+      if (logOver) return;
       const parts = apply(map, arguments, [format]);
-      log(level, apply(join, parts, [' ']));
+      let text = apply(join, parts, [' ']);
+      logLines += 1;
+      logChars += text.length;
+      if (logLines > config.maxLogLines || logChars > config.maxLogBytes) {
+        logOver = true;
+        text = apply(slice, text, [0, config.maxLogBytes + 1]);
+      }
+      log(level, text);
     };
   }
   const consoleObject = create(null);

@@ -1,14 +1,18 @@
 // Worker-thread entry of the QuickJS executor. One QuickJS WebAssembly module per worker, one fresh
 // runtime and context per run. Erasable TypeScript only: in development Node loads this file
 // directly (type stripping); the published build ships it compiled as dist/quickjs-worker.js.
-import { parentPort } from 'node:worker_threads';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
+import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
 import type {
+  CustomizeVariantOptions,
   QuickJSContext,
   QuickJSDeferredPromise,
   QuickJSHandle,
   QuickJSRuntime,
+  QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import { harnessSource } from './guest-harness.ts';
 import type { GuestError } from './guest-harness.ts';
@@ -24,7 +28,66 @@ process.stderr.write = (() => true) as typeof process.stderr.write;
 const port = parentPort;
 const post = (message: RunnerMessage): void => port.postMessage(message);
 
-const QuickJS = await newQuickJSWASMModuleFromVariant(variant);
+// Why the engine gets a WebAssembly memory of our own: this QuickJS build cannot measure the size
+// of its allocations (malloc_usable_size is 0 under Emscripten), so runtime.setMemoryLimit()
+// counts a few bytes per allocation and a script could grow the module's memory to its 2 GiB
+// ceiling. A memory whose `maximum` is the engine's start-up size plus `memoryBytes` makes every
+// allocation past the limit fail inside the engine (QuickJS reports "out of memory"), whatever
+// the script allocates. WebAssembly memory never shrinks, so a worker whose memory grew during a
+// run asks to be recycled (see finish()).
+const pageBytes = 64 * 1024;
+// The repository's TypeScript libs (ES2023 + Node types) do not declare the WebAssembly API.
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(deltaPages: number): number;
+}
+const { WebAssembly: wasm } = globalThis as unknown as {
+  WebAssembly: {
+    Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
+    compile(bytes: Uint8Array): Promise<object>;
+  };
+};
+/** Emscripten's INITIAL_MEMORY for this build: static data, the C stack and the first heap pages. */
+const engineBaseBytes = 16 * 1024 * 1024;
+const wasmModule = await wasm.compile(
+  await readFile(fileURLToPath(import.meta.resolve('@jitl/quickjs-wasmfile-release-sync/wasm'))),
+);
+
+interface Engine {
+  memoryBytes: number;
+  memory: WasmMemory;
+  module: QuickJSWASMModule;
+  /** Set when the engine asked for more memory than the maximum (cleared at each run's start). */
+  exhausted: boolean;
+}
+
+let engine: Engine | undefined;
+
+async function engineFor(memoryBytes: number): Promise<Engine> {
+  if (engine?.memoryBytes === memoryBytes) return engine;
+  const initial = engineBaseBytes / pageBytes;
+  const memory = new wasm.Memory({
+    initial,
+    maximum: initial + Math.ceil(memoryBytes / pageBytes),
+  });
+  const grow = memory.grow.bind(memory);
+  // Emscripten's heap resize calls grow() on this object; a refusal is how we learn that the
+  // script hit the limit even when QuickJS then throws null (it cannot allocate the error).
+  memory.grow = (delta: number): number => {
+    try {
+      return grow(delta);
+    } catch (error) {
+      current.exhausted = true;
+      throw error;
+    }
+  };
+  const module = await newQuickJSWASMModuleFromVariant(
+    newVariant(variant, { wasmModule, wasmMemory: memory } as CustomizeVariantOptions),
+  );
+  const current: Engine = { memoryBytes, memory, module, exhausted: false };
+  engine = current;
+  return current;
+}
 
 interface ActiveRun {
   runId: number;
@@ -40,8 +103,12 @@ interface ActiveRun {
 let active: ActiveRun | undefined;
 
 port.on('message', (message: HostMessage) => {
-  if (message.type === 'run') startRun(message);
-  else if (message.type === 'tool-result') deliver(message.runId, message.callId, message.envelope);
+  if (message.type === 'run') {
+    startRun(message).catch((error: unknown) => {
+      post({ type: 'done', runId: message.runId, result: hostFailure(error), recycle: true });
+    });
+  } else if (message.type === 'tool-result')
+    deliver(message.runId, message.callId, message.envelope);
   else if (message.type === 'stop' && active?.runId === message.runId) {
     finish(active, {
       type: 'engine',
@@ -50,11 +117,16 @@ port.on('message', (message: HostMessage) => {
     });
   }
 });
+// The engine for the executor's default limit is ready before the first run; runs with another
+// memory limit get theirs when they start.
+await engineFor((workerData as { memoryBytes: number }).memoryBytes);
 post({ type: 'ready' });
 
-function startRun(message: Extract<HostMessage, { type: 'run' }>): void {
+async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise<void> {
   const { runId, limits } = message;
-  const runtime = QuickJS.newRuntime();
+  const current = await engineFor(limits.memoryBytes);
+  current.exhausted = false;
+  const runtime = current.module.newRuntime();
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(limits.stackBytes);
   const deadline = Date.now() + limits.timeoutMs;
@@ -209,11 +281,24 @@ function hostFailure(error: unknown): RunnerOutcome {
   };
 }
 
-function finish(run: ActiveRun, result: RunnerOutcome, abandon = false): void {
+function finish(run: ActiveRun, outcome: RunnerOutcome, abandon = false): void {
   if (run.done) return;
   run.done = true;
+  // A run that failed after an allocation was refused failed for memory, whatever the engine made
+  // of it (QuickJS throws null or aborts a job when it cannot even allocate the error).
+  const succeeded = outcome.type === 'guest' && outcome.outcome.startsWith('1');
+  const result: RunnerOutcome =
+    engine?.exhausted === true && !succeeded
+      ? {
+          type: 'engine',
+          reason: 'memory',
+          error: { name: 'InternalError', message: 'out of memory' },
+        }
+      : outcome;
   let recycle =
     abandon ||
+    // The memory grew past its start-up size: give it back by replacing the worker.
+    (engine !== undefined && engine.memory.buffer.byteLength > engineBaseBytes) ||
     (result.type === 'engine' && (result.reason === 'memory' || result.reason === 'internal'));
   try {
     if (abandon) throw new Error('runtime abandoned with its worker');

@@ -260,7 +260,11 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
         ? stopError(stopReason, limits)
         : params.pool.isClosed
           ? { kind: 'cancelled', message: 'The executor was closed before the run finished.' }
-          : /out of memory|ERR_WORKER_OUT_OF_MEMORY/i.test(error.message)
+          : // V8 gives up on a heap at its limit with "Last few GCs … last resort" (isolated-vm
+            // runners abort the process then) or ERR_WORKER_OUT_OF_MEMORY (worker threads).
+            /out of memory|ERR_WORKER_OUT_OF_MEMORY|last resort|Reached heap limit/i.test(
+                error.message,
+              )
             ? memoryError(limits)
             : {
                 kind: 'internal',
@@ -273,7 +277,13 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
       type: 'run',
       runId,
       code: prepared.script.code,
-      config: { functions: Object.keys(functions), globals, maxResultBytes: limits.maxResultBytes },
+      config: {
+        functions: Object.keys(functions),
+        globals,
+        maxResultBytes: limits.maxResultBytes,
+        maxLogBytes: limits.maxLogBytes,
+        maxLogLines: limits.maxLogLines,
+      },
       limits: {
         timeoutMs: limits.timeoutMs,
         memoryBytes: limits.memoryBytes,

@@ -3,10 +3,20 @@
 // open-mercato#1127), Deno's `Error.prepareStackTrace` → `getThis()` (deno#30351), vm2's attack
 // taxonomy (host-object leaks, prototype pollution, Symbol/stack tricks, Proxy traps) and the
 // isolated-vm pitfalls (WebAssembly memory, SharedArrayBuffer), plus resource exhaustion.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InvalidRunOptionsError } from '../errors.js';
 import type { Executor, HostFunction } from '../types.js';
 import type { ContractOptions, ExecutorFactory } from './executor-contract.js';
+import {
+  allocationPatterns,
+  hostMemoryMeasurable,
+  measurePeak,
+  mebibytes,
+  residentBytes,
+  runnerOverheadBytes,
+} from './host-memory.js';
+
+const MiB = 1024 * 1024;
 
 /** A script that reports whether it could reach the host: 'contained' or what it found. */
 const reachHost = (expression: string): string => `
@@ -393,6 +403,70 @@ export function runExecutorSecuritySuite(
           },
         );
         expect(result.value).toEqual(['undefined', 2]);
+      });
+    });
+
+    // Measured as the resident memory of this process and its runner processes (/proc), never as
+    // the engine's own count: the limit is a promise about the host.
+    describe.skipIf(!hostMemoryMeasurable)('host memory', () => {
+      const memoryBytes = 16 * MiB;
+      /** Left-over allocator slack a finished run may leave in a long-lived process. */
+      const settleSlack = 32 * MiB;
+
+      for (const [pattern, code] of Object.entries(allocationPatterns)) {
+        it(`holds ${pattern} to memoryBytes in the host's resident memory, then gives it back`, async () => {
+          expect((await executor.run('return "warm"')).value).toBe('warm');
+          const baseline = residentBytes();
+          const { value: result, peakBytes } = await measurePeak(() =>
+            executor.run(code, { limits: { memoryBytes, timeoutMs: 15_000 } }),
+          );
+          expect(result.error?.kind).toBe('memory');
+          expect(
+            mebibytes(peakBytes - baseline),
+            `peak ${mebibytes(peakBytes)} MiB over a baseline of ${mebibytes(baseline)} MiB`,
+          ).toBeLessThanOrEqual(mebibytes(memoryBytes + runnerOverheadBytes));
+          expect((await executor.run('return "next"')).value).toBe('next');
+          await vi.waitFor(
+            () =>
+              expect(mebibytes(residentBytes())).toBeLessThanOrEqual(
+                mebibytes(baseline + settleSlack),
+              ),
+            { timeout: 5000, interval: 50 },
+          );
+        });
+      }
+
+      it('holds concurrent runs to N × memoryBytes', async () => {
+        await Promise.all([executor.run('return 1'), executor.run('return 2')]);
+        const baseline = residentBytes();
+        const { value: results, peakBytes } = await measurePeak(() =>
+          Promise.all(
+            [0, 1].map(() =>
+              executor.run(allocationPatterns['ArrayBuffers']!, {
+                limits: { memoryBytes, timeoutMs: 15_000 },
+              }),
+            ),
+          ),
+        );
+        expect(results.map((result) => result.error?.kind)).toEqual(['memory', 'memory']);
+        expect(mebibytes(peakBytes - baseline)).toBeLessThanOrEqual(
+          mebibytes(2 * (memoryBytes + runnerOverheadBytes)),
+        );
+      });
+
+      it('keeps a logged string inside the sandbox once the log budget is spent', async () => {
+        const baseline = residentBytes();
+        const { value: result, peakBytes } = await measurePeak(() =>
+          executor.run(
+            `const line = 'x'.repeat(1 << 20); for (let i = 0; i < 20000; i++) console.log(line); return 'logged';`,
+            { limits: { memoryBytes: 16 * MiB, timeoutMs: 15_000 } },
+          ),
+        );
+        expect(result.value).toBe('logged');
+        expect(result.logsTruncated).toBe(true);
+        expect(mebibytes(peakBytes - baseline)).toBeLessThanOrEqual(
+          mebibytes(memoryBytes + runnerOverheadBytes),
+        );
       });
     });
 
