@@ -98,6 +98,14 @@ interface ActiveRun {
   done: boolean;
   /** Set by the harness's done() callback; acted on once the engine has returned. */
   outcome: string | undefined;
+  /** The script's own promise and the harness's outcome(fulfilled, value), set once started. */
+  running: QuickJSHandle | undefined;
+  outcomeOf: QuickJSHandle | undefined;
+  /**
+   * Calls made since the engine last went idle. They reach the host only if the script is still
+   * running when the engine goes idle; calls made in the turn in which it finished are refused.
+   */
+  outbox: Array<{ callId: number; name: string; args: string | undefined }>;
 }
 
 let active: ActiveRun | undefined;
@@ -143,6 +151,9 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     handles: [],
     done: false,
     outcome: undefined,
+    running: undefined,
+    outcomeOf: undefined,
+    outbox: [],
   };
   active = run;
   const logs = new LogBudget(limits.maxLogBytes, limits.maxLogLines);
@@ -154,7 +165,7 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     const deferred = vm.newPromise();
     const callId = ++nextCallId;
     run.pending.set(callId, deferred);
-    post({ type: 'call', runId, callId, name, args });
+    run.outbox.push({ callId, name, args });
     return deferred.handle;
   });
   const log = vm.newFunction('log', (levelHandle, textHandle) => {
@@ -174,15 +185,19 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
   const factory = vm.evalCode(harnessSource, 'harness.js');
   if (factory.error) return finish(run, engineFailure(run, factory.error, 'internal'));
   run.handles.push(factory.value);
-  const start = vm.callFunction(factory.value, vm.undefined, call, log, done, configJson);
-  if (start.error) return finish(run, engineFailure(run, start.error, 'internal'));
-  run.handles.push(start.value);
+  const harness = vm.callFunction(factory.value, vm.undefined, call, log, done, configJson);
+  if (harness.error) return finish(run, engineFailure(run, harness.error, 'internal'));
+  run.handles.push(harness.value);
+  const start = vm.getProp(harness.value, 'start');
+  run.outcomeOf = vm.getProp(harness.value, 'outcome');
+  run.handles.push(start, run.outcomeOf);
   const main = vm.evalCode(message.code, 'script.js');
   if (main.error) return finish(run, engineFailure(run, main.error, 'syntax'));
   run.handles.push(main.value);
-  const started = vm.callFunction(start.value, vm.undefined, main.value);
+  const started = vm.callFunction(start, vm.undefined, main.value);
   if (started.error) return finish(run, engineFailure(run, started.error, 'internal'));
-  started.value.dispose();
+  run.running = started.value;
+  run.handles.push(started.value);
   pump(run);
 }
 
@@ -204,25 +219,64 @@ function deliver(runId: number, callId: number, envelope: string): void {
   pump(run);
 }
 
-/** Runs queued promise jobs (the guest's continuations) until none are left or the engine stops. */
+/**
+ * Runs the guest's promise jobs one at a time until none are left, the engine stops, or the
+ * script's promise settles: from then on no job of the script runs (later jobs are dropped with
+ * the runtime) and calls made in that last turn are refused.
+ */
 function pump(run: ActiveRun): void {
+  while (!run.done) {
+    if (settle(run)) return;
+    let result: ReturnType<QuickJSRuntime['executePendingJobs']>;
+    try {
+      result = run.runtime.executePendingJobs(1);
+    } catch (error) {
+      // The WebAssembly module itself aborted (an engine assertion, usually under memory
+      // pressure): this worker's QuickJS is unusable from here on.
+      return finish(run, wasmAbort(error), true);
+    }
+    if (result.error) {
+      const context = result.error.context;
+      const failure = engineFailure(run, result.error, 'internal', context);
+      // A job that died mid-way (interrupt, out of memory) can leave objects QuickJS cannot free
+      // cleanly (JS_FreeRuntime aborts on its leak assertion): retire this worker instead.
+      return finish(run, failure, true);
+    }
+    if (result.value === 0) break;
+  }
   if (run.done) return;
-  let result: ReturnType<QuickJSRuntime['executePendingJobs']>;
-  try {
-    result = run.runtime.executePendingJobs();
-  } catch (error) {
-    // The WebAssembly module itself aborted (an engine assertion, usually under memory
-    // pressure): this worker's QuickJS is unusable from here on.
-    return finish(run, wasmAbort(error), true);
+  for (const { callId, name, args } of run.outbox.splice(0)) {
+    post({ type: 'call', runId: run.runId, callId, name, args });
   }
-  if (result.error) {
-    const context = result.error.context;
-    const failure = engineFailure(run, result.error, 'internal', context);
-    // A job that died mid-way (interrupt, out of memory) can leave objects QuickJS cannot free
-    // cleanly (JS_FreeRuntime aborts on its leak assertion): retire this worker instead.
-    return finish(run, failure, true);
+}
+
+/** Finishes the run if the script's promise has settled (or the harness reported); true if so. */
+function settle(run: ActiveRun): boolean {
+  const { vm, running, outcomeOf } = run;
+  if (run.outcome !== undefined) {
+    finish(run, { type: 'guest', outcome: run.outcome });
+    return true;
   }
-  if (run.outcome !== undefined) finish(run, { type: 'guest', outcome: run.outcome });
+  if (!running || !outcomeOf) return false;
+  const state = vm.getPromiseState(running);
+  if (state.type === 'pending') return false;
+  const fulfilled = state.type === 'fulfilled';
+  const settledWith = fulfilled ? state.value : state.error;
+  const outcome = vm.callFunction(
+    outcomeOf,
+    vm.undefined,
+    fulfilled ? vm.true : vm.false,
+    settledWith,
+  );
+  settledWith.dispose();
+  if (outcome.error) {
+    finish(run, engineFailure(run, outcome.error, 'internal'), true);
+    return true;
+  }
+  const text = vm.getString(outcome.value);
+  outcome.value.dispose();
+  finish(run, { type: 'guest', outcome: text });
+  return true;
 }
 
 function engineFailure(
@@ -313,5 +367,12 @@ function finish(run: ActiveRun, outcome: RunnerOutcome, abandon = false): void {
     recycle = true;
   }
   if (active === run) active = undefined;
-  post({ type: 'done', runId: run.runId, result, recycle });
+  const refusedCalls = run.outbox.splice(0).map(({ name, args }) => ({ name, args }));
+  post({
+    type: 'done',
+    runId: run.runId,
+    result,
+    recycle,
+    ...(refusedCalls.length > 0 ? { refusedCalls } : {}),
+  });
 }

@@ -406,6 +406,105 @@ export function runExecutorSecuritySuite(
       });
     });
 
+    describe('the end of the run', () => {
+      const recorder = (): { calls: unknown[]; fn: HostFunction } => {
+        const calls: unknown[] = [];
+        return { calls, fn: async (args) => void calls.push(args) };
+      };
+      const settleHost = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 100));
+
+      it('refuses a call made in the turn in which the script returns, and never runs it', async () => {
+        const write = recorder();
+        const result = await executor.run(`tools.write({ late: true }); return 'returned';`, {
+          functions: { write: write.fn },
+        });
+        expect(result.value).toBe('returned');
+        await settleHost();
+        expect(write.calls).toEqual([]);
+        expect(result.toolCalls).toMatchObject([
+          {
+            name: 'write',
+            arguments: { late: true },
+            outcome: 'cancelled',
+            error: { category: 'cancelled', message: expect.stringMatching(/Not executed/) },
+          },
+        ]);
+      });
+
+      it('drops promise jobs queued before the return: their tool calls never run', async () => {
+        const write = recorder();
+        const result = await executor.run(
+          `Promise.resolve().then(() => tools.write({ fromJob: true })); return 'returned';`,
+          { functions: { write: write.fn } },
+        );
+        expect(result.value).toBe('returned');
+        await settleHost();
+        expect(write.calls).toEqual([]);
+        // An engine that runs the queued job first records its call as refused; none ran.
+        for (const call of result.toolCalls) expect(call.outcome).toBe('cancelled');
+      });
+
+      it('ends a script whose jobs keep running after the return, with its own result', async () => {
+        const ping = recorder();
+        const result = await executor.run(
+          `const keep = [];
+           const spin = () => { keep.push(new Array(10000).fill(0)); tools.ping(); return Promise.resolve().then(spin); };
+           spin();
+           return 'returned';`,
+          { functions: { ping: ping.fn }, limits: { memoryBytes: 32 * MiB, timeoutMs: 10_000 } },
+        );
+        expect(result.value).toBe('returned');
+        await settleHost();
+        expect(ping.calls).toEqual([]);
+        expect((await executor.run('return "next"')).value).toBe('next');
+      });
+
+      it('waits for a call that was already sent and reports how it really ended', async () => {
+        let written = false;
+        const result = await executor.run(
+          `const pending = tools.slowWrite(); await tools.quick(); return 'returned';`,
+          {
+            functions: {
+              slowWrite: async () => {
+                await new Promise((resolve) => setTimeout(resolve, 200));
+                written = true;
+                return 'written';
+              },
+              quick: async () => 'quick',
+            },
+          },
+        );
+        expect(result.value).toBe('returned');
+        expect(written).toBe(true);
+        expect(result.toolCalls.find((call) => call.name === 'slowWrite')).toMatchObject({
+          outcome: 'ok',
+        });
+      });
+
+      it('waits for a call already sent no longer than the deadline, and says so', async () => {
+        let signal: AbortSignal | undefined;
+        const result = await executor.run(
+          `const pending = tools.hang(); await tools.quick(); return 'returned';`,
+          {
+            functions: {
+              hang: (_args, context) => {
+                signal = context.signal;
+                return new Promise(() => {});
+              },
+              quick: async () => 'quick',
+            },
+            limits: { timeoutMs: 500 },
+          },
+        );
+        expect(result.value).toBe('returned');
+        expect(signal?.aborted).toBe(true);
+        expect(result.toolCalls.find((call) => call.name === 'hang')).toMatchObject({
+          outcome: 'cancelled',
+          error: { category: 'cancelled', message: expect.stringMatching(/Still running/) },
+        });
+      });
+    });
+
     // Measured as the resident memory of this process and its runner processes (/proc), never as
     // the engine's own count: the limit is a promise about the host.
     describe.skipIf(!hostMemoryMeasurable)('host memory', () => {
