@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import ts from 'typescript';
-import { scriptWrapperEnd, scriptWrapperStart } from './script.js';
+// './script.ts', not '.js': the type-check worker loads this file with Node's type stripping.
+import { scriptWrapperEnd, scriptWrapperStart } from './script.ts';
 
 /** One type error in the model's code, positioned in the code as the model wrote it. */
 export interface CodeDiagnostic {
@@ -26,6 +27,8 @@ export interface TypeCheckerOptions {
 }
 
 const defaultIgnoredCodes = [18046, 2571];
+/** "Cannot find module …", whose hints (moduleResolution, paths, @types) do not apply here. */
+const moduleNotFoundCodes = new Set([2307, 2792, 7016]);
 
 const compilerOptions: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -39,6 +42,9 @@ const compilerOptions: ts.CompilerOptions = {
   skipLibCheck: true,
   types: [],
   noLib: false,
+  // Module specifiers, `import()` types and triple-slash references resolve to nothing: the
+  // checker's file system holds only TypeScript's lib files and our own three files.
+  noResolve: true,
 };
 
 const libDirectory = path.dirname(
@@ -46,6 +52,20 @@ const libDirectory = path.dirname(
 );
 /** Parsed lib files, shared by every checker in the process: parsing them is most of a cold check. */
 const libFiles = new Map<string, ts.SourceFile>();
+const libFileName = /^lib(\.[\w-]+)*\.d\.ts$/;
+
+/**
+ * The only host files the checker may read: the lib files TypeScript ships (`lib.es2022.d.ts`,
+ * …), by their exact path. Anything else a script names (a module specifier, an `import()`
+ * type, a reference) does not exist, whether or not it exists on the host.
+ */
+function isShippedLibFile(fileName: string): boolean {
+  return path.dirname(fileName) === libDirectory && libFileName.test(path.basename(fileName));
+}
+
+function readLibFile(fileName: string): string | undefined {
+  return isShippedLibFile(fileName) ? ts.sys.readFile(fileName) : undefined;
+}
 
 const declarationsFileName = '/toolwire/declarations.d.ts';
 const preludeFileName = '/toolwire/prelude.d.ts';
@@ -153,7 +173,9 @@ export class CodeTypeChecker {
     const result: CodeDiagnostic[] = [];
     for (const diagnostic of diagnostics) {
       if (this.ignoreCodes.has(diagnostic.code)) continue;
-      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+      const message = moduleNotFoundCodes.has(diagnostic.code)
+        ? `${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n').replace(/\.\s.*$/s, '')}: scripts have no modules to import; use the declared tools and the JavaScript built-ins.`
+        : ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
       if (diagnostic.file !== script || diagnostic.start === undefined) {
         const where =
           diagnostic.file && diagnostic.start !== undefined
@@ -190,7 +212,7 @@ function createHost(files: ReadonlyMap<string, ts.SourceFile>): ts.CompilerHost 
       if (own) return own;
       const cached = libFiles.get(fileName);
       if (cached) return cached;
-      const text = ts.sys.readFile(fileName);
+      const text = readLibFile(fileName);
       if (text === undefined) return undefined;
       const file = ts.createSourceFile(fileName, text, languageVersion, false);
       libFiles.set(fileName, file);
@@ -201,12 +223,17 @@ function createHost(files: ReadonlyMap<string, ts.SourceFile>): ts.CompilerHost 
     writeFile: () => {},
     getCurrentDirectory: () => '/toolwire',
     getDirectories: () => [],
+    directoryExists: (directory) => directory === '/toolwire' || directory === libDirectory,
     getCanonicalFileName: (fileName) => fileName,
     useCaseSensitiveFileNames: () => true,
     getNewLine: () => '\n',
-    fileExists: (fileName) =>
-      files.has(fileName) || libFiles.has(fileName) || ts.sys.fileExists(fileName),
-    readFile: (fileName) => files.get(fileName)?.text ?? ts.sys.readFile(fileName),
+    fileExists: (fileName) => files.has(fileName) || isShippedLibFile(fileName),
+    readFile: (fileName) => files.get(fileName)?.text ?? readLibFile(fileName),
+    realpath: (fileName) => fileName,
+    // Nothing resolves: no lookup ever reaches the host's file system.
+    resolveModuleNameLiterals: (literals) => literals.map(() => ({ resolvedModule: undefined })),
+    resolveTypeReferenceDirectiveReferences: (references) =>
+      references.map(() => ({ resolvedTypeReferenceDirective: undefined })),
   };
 }
 
