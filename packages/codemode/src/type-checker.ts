@@ -9,7 +9,7 @@ export interface CodeDiagnostic {
   /** 1-based line and column in the script. */
   line: number;
   column: number;
-  /** The TypeScript error code (2345, 2353, …). */
+  /** The TypeScript error code (2345, 2353, …); 0 when a limit of the checker stopped the check. */
   code: number;
   /** `script`: the model's code; `declarations`: the generated declarations (our problem, not the model's). */
   origin: 'script' | 'declarations';
@@ -241,9 +241,11 @@ function createHost(files: ReadonlyMap<string, ts.SourceFile>): ts.CompilerHost 
 export function formatDiagnostics(diagnostics: readonly CodeDiagnostic[]): string {
   return diagnostics
     .map((d) =>
-      d.origin === 'script'
-        ? `line ${d.line}, column ${d.column}: ${d.message} (TS${d.code})`
-        : `${d.message} (TS${d.code}${d.line > 0 ? `, declarations line ${d.line}` : ''})`,
+      d.code === 0
+        ? d.message
+        : d.origin === 'script'
+          ? `line ${d.line}, column ${d.column}: ${d.message} (TS${d.code})`
+          : `${d.message} (TS${d.code}${d.line > 0 ? `, declarations line ${d.line}` : ''})`,
     )
     .join('\n');
 }
