@@ -14,7 +14,7 @@ import {
   mebibytes,
   residentBytes,
   runnerOverheadBytes,
-} from './host-memory.js';
+} from '@toolwire/testing/memory';
 
 const MiB = 1024 * 1024;
 

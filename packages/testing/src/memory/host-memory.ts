@@ -109,7 +109,7 @@ export const allocationPatterns: Readonly<Record<string, string>> = {
   'typed arrays': `const keep = []; for (;;) keep.push(new Float64Array(1 << 17).fill(1));`,
   'many small objects': `const keep = []; for (let i = 0; ; i++) keep.push({ i, tag: 'x' });`,
   'big arrays': `const keep = []; for (;;) keep.push(new Array(1_000_000).fill(keep.length));`,
-  'strings built by concatenation': `const keep = []; let s = ''; for (let i = 0; ; i++) { s = s + 'abcdefgh' + i; if (s.length > 100_000) { keep.push(s); s = ''; } }`,
+  'strings built by concatenation': `const keep = [], piece = 'abcdefgh'.repeat(16); let s = ''; for (let i = 0; ; i++) { s = s + piece + i; if (s.length > 100_000) { keep.push(s); s = ''; } }`,
   'Map and Set growth': `const map = new Map(), set = new Set(); for (let i = 0; ; i++) { map.set(i, { i }); set.add('key' + i); }`,
 };
 
