@@ -1,7 +1,20 @@
 import { Worker } from 'node:worker_threads';
 import { defaultLimits, sourceTooLarge } from '@toolwire/executor';
-import type { TypeCheckReply, TypeCheckRequest } from './type-check-worker.ts';
-import type { CodeDiagnostic, TypeCheckerOptions } from './type-checker.ts';
+import type { CodeDiagnostic, TypeCheckerOptions } from './type-checker.js';
+
+/** A check sent to the worker (type-check-worker.ts). */
+export type TypeCheckRequest = {
+  id: number;
+  body: string;
+  /** Omitted when unchanged since this worker's previous check. */
+  declarations?: string;
+  prelude?: string;
+};
+
+export type TypeCheckReply =
+  | { type: 'ready' }
+  | { type: 'checked'; id: number; diagnostics: CodeDiagnostic[] }
+  | { type: 'failed'; id: number; message: string };
 
 export interface IsolatedTypeCheckerOptions extends TypeCheckerOptions {
   /** Longest one check may take; the worker is then stopped and replaced (default 5000 ms). */

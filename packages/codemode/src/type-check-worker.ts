@@ -3,20 +3,8 @@
 // this file directly (type stripping); the published build ships it as dist/type-check-worker.js.
 import { parentPort, workerData } from 'node:worker_threads';
 import { CodeTypeChecker } from './type-checker.ts';
-import type { CodeDiagnostic, TypeCheckerOptions } from './type-checker.ts';
-
-export type TypeCheckRequest = {
-  id: number;
-  body: string;
-  /** Omitted when unchanged since this worker's previous check. */
-  declarations?: string;
-  prelude?: string;
-};
-
-export type TypeCheckReply =
-  | { type: 'ready' }
-  | { type: 'checked'; id: number; diagnostics: CodeDiagnostic[] }
-  | { type: 'failed'; id: number; message: string };
+import type { TypeCheckReply, TypeCheckRequest } from './isolated-type-checker.ts';
+import type { TypeCheckerOptions } from './type-checker.ts';
 
 if (!parentPort) throw new Error('type-check-worker must run in a worker thread');
 const port = parentPort;

@@ -1,8 +1,13 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import ts from 'typescript';
-// './script.ts', not '.js': the type-check worker loads this file with Node's type stripping.
-import { scriptWrapperEnd, scriptWrapperStart } from './script.ts';
+
+/**
+ * What a script body is wrapped in to be checked (and stripped, see script.ts). Defined here so
+ * this file has no relative imports: the type-check worker loads it by path from source too.
+ */
+export const scriptWrapperStart = 'async function __toolwire_script__() {\n';
+export const scriptWrapperEnd = '\n}\n';
 
 /** One type error in the model's code, positioned in the code as the model wrote it. */
 export interface CodeDiagnostic {
