@@ -1,3 +1,4 @@
+import { typeLevelBomb } from '@toolwire/testing/memory';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateDeclarations } from './declarations.js';
 import { IsolatedTypeChecker } from './isolated-type-checker.js';
@@ -14,17 +15,6 @@ const declarations = generateDeclarations([
   },
 ]);
 const body = (code: string): string => normalizeScript(code).body;
-
-/**
- * About 300 bytes of types whose check takes the compiler seconds and hundreds of MB (here, in
- * process: 11 s and 650 MB): a mapped type over a union of 59049 template literals, each mapped
- * again over 9 letters.
- */
-const typeBomb = `type L = 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i';
-type P = \`\${L}\${L}\${L}\${L}\${L}\`;
-type M = { [K in P]: { [J in L]: \`\${K}\${J}\` } };
-const m: { [K in P]: { [J in L]: string } } = null! as M;
-return 1;`;
 
 describe('IsolatedTypeChecker', () => {
   const checker = new IsolatedTypeChecker({ timeoutMs: 300 });
@@ -46,7 +36,7 @@ describe('IsolatedTypeChecker', () => {
   it('checks off the main thread and stops a type-level bomb at its time limit', async () => {
     let finished = false;
     const checking = checker
-      .check(body(typeBomb), declarations.text, declarations.checkPrelude)
+      .check(body(typeLevelBomb), declarations.text, declarations.checkPrelude)
       .finally(() => (finished = true));
     // The host's event loop turns while the compiler works.
     await new Promise((resolve) => setImmediate(resolve));
@@ -72,7 +62,7 @@ describe('IsolatedTypeChecker', () => {
     const small = new IsolatedTypeChecker({ timeoutMs: 60_000, memoryMb: 48 });
     try {
       const diagnostics = await small.check(
-        body(typeBomb),
+        body(typeLevelBomb),
         declarations.text,
         declarations.checkPrelude,
       );

@@ -118,3 +118,14 @@ export const allocationPatterns: Readonly<Record<string, string>> = {
  * the runner itself, the engine's fixed start-up memory and the strings crossing the boundary.
  */
 export const runnerOverheadBytes = 64 * MiB;
+
+/**
+ * About 300 bytes of TypeScript whose check costs the compiler seconds and hundreds of MB (in
+ * process on a laptop: 11 s and 650 MB): a mapped type over a union of 59049 template literals,
+ * each mapped again over 9 letters. A type checker must run it off the main thread, within limits.
+ */
+export const typeLevelBomb = `type L = 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i';
+type P = \`\${L}\${L}\${L}\${L}\${L}\`;
+type M = { [K in P]: { [J in L]: \`\${K}\${J}\` } };
+const m: { [K in P]: { [J in L]: string } } = null! as M;
+return 1;`;

@@ -8,4 +8,5 @@ export {
   residentBytes,
   resetPeaks,
   runnerOverheadBytes,
+  typeLevelBomb,
 } from './host-memory.js';
