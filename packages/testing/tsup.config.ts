@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/providers/index.ts', 'src/mcp/index.ts'],
+  entry: ['src/providers/index.ts', 'src/mcp/index.ts', 'src/memory/index.ts'],
   format: ['esm'],
   dts: true,
   clean: true,

@@ -44,7 +44,14 @@ export function createSandbox(): Sandbox {
 /** Runs `node <built binary> ...args` as a user would, asynchronously (fake servers live in this process). */
 export function runToolwire(
   args: string[],
-  options: { env: Record<string, string>; cwd?: string; input?: string; timeoutMs?: number },
+  options: {
+    env: Record<string, string>;
+    cwd?: string;
+    input?: string;
+    timeoutMs?: number;
+    /** Called with the process id as soon as the binary is started. */
+    onSpawn?: (pid: number) => void;
+  },
 ): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
@@ -52,6 +59,7 @@ export function runToolwire(
       env: options.env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

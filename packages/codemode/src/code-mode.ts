@@ -10,6 +10,8 @@ import {
 } from '@toolwire/schema';
 import {
   createQuickJSExecutor,
+  resolveLimits,
+  sourceTooLarge,
   type ExecutionErrorInfo,
   type ExecutionLimits,
   type Executor,
@@ -24,7 +26,8 @@ import {
   type GenerateDeclarationsOptions,
 } from './declarations.js';
 import { normalizeScript, stripTypes } from './script.js';
-import { CodeTypeChecker, formatDiagnostics, type CodeDiagnostic } from './type-checker.js';
+import { sharedTypeChecker } from './isolated-type-checker.js';
+import { formatDiagnostics, type CodeDiagnostic } from './type-checker.js';
 import { toolSource, type CodeModeToolSource, type SourceTool } from './tool-source.js';
 import { unwrapToolResult } from './unwrap-tool-result.js';
 
@@ -122,7 +125,7 @@ export interface CodeMode {
 export function createCodeMode(options: CodeModeOptions): CodeMode {
   const source = isToolArray(options.source) ? toolSource(options.source) : options.source;
   const modes = resolveModes(options);
-  const checker = new CodeTypeChecker();
+  const checker = sharedTypeChecker();
   const defaultTypecheck = checkTypecheckMode(options.typecheck ?? 'error', 'typecheck');
   const executor = options.executor;
   let closed = false;
@@ -192,12 +195,29 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         ],
       });
     }
+    // Checked before anything parses the code: a huge script must not hold up the host.
+    const { maxSourceBytes } = resolveLimits(options.limits, runOptions.limits);
+    const tooLarge = sourceTooLarge(code, maxSourceBytes);
+    if (tooLarge) {
+      return {
+        ok: false,
+        logs: [],
+        logsTruncated: false,
+        toolCalls: [],
+        diagnostics: [],
+        error: { kind: tooLarge.kind, message: tooLarge.message },
+        durationMs: performance.now() - started,
+        typecheckMs: 0,
+      };
+    }
     const script = normalizeScript(code);
     let diagnostics: CodeDiagnostic[] = [];
     let typecheckMs = 0;
     if (mode !== 'off') {
       const checkStarted = performance.now();
-      diagnostics = checker.check(script.body, declarations.text, declarations.checkPrelude);
+      diagnostics = await checker.check(script.body, declarations.text, declarations.checkPrelude, {
+        maxSourceBytes,
+      });
       typecheckMs = performance.now() - checkStarted;
       // Problems in the generated declarations are ours, not the script's: they are reported but
       // never stop a run.
@@ -297,7 +317,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     },
     warmUp() {
       const { declarations } = current();
-      checker.check('return;', declarations.text, declarations.checkPrelude);
+      void checker.check('return;', declarations.text, declarations.checkPrelude);
     },
     async close() {
       if (closed) return;

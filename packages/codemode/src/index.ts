@@ -33,6 +33,8 @@ export type { SchemaToTypeScriptOptions } from './schema-to-typescript.js';
 export { createIdentifierMap, toIdentifier, isIdentifier } from './identifiers.js';
 export { CodeTypeChecker, formatDiagnostics } from './type-checker.js';
 export type { CodeDiagnostic, TypeCheckerOptions } from './type-checker.js';
+export { IsolatedTypeChecker, sharedTypeChecker } from './isolated-type-checker.js';
+export type { IsolatedTypeCheckerOptions, TypeCheckRunOptions } from './isolated-type-checker.js';
 export { normalizeScript, stripTypes, stripMarkdownFence } from './script.js';
 export type { NormalizedScript, StripResult } from './script.js';
 export { toolSource, toCallToolResult } from './tool-source.js';

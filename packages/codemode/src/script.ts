@@ -1,5 +1,6 @@
 import ts from 'typescript';
 import { blankSourceFile } from 'ts-blank-space';
+import { scriptWrapperEnd, scriptWrapperStart } from './type-checker.js';
 
 /** The model's code as a function body, ready to type-check and to strip. */
 export interface NormalizedScript {
@@ -45,9 +46,6 @@ export function stripMarkdownFence(source: string): string {
   if (!match) return source;
   return `${match[1]!.replace(/[^\n]/g, '')}\n${match[2]}`;
 }
-
-export const scriptWrapperStart = 'async function __toolwire_script__() {\n';
-export const scriptWrapperEnd = '\n}\n';
 
 export interface StripResult {
   ok: boolean;

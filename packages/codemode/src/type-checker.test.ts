@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ts from 'typescript';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { generateDeclarations } from './declarations.js';
 import { normalizeScript } from './script.js';
 import { CodeTypeChecker, formatDiagnostics } from './type-checker.js';
@@ -119,5 +123,65 @@ await get_city({}, 2);`).map((d) => [d.line, d.code]);
     expect(
       formatDiagnostics([{ line: 2, column: 5, code: 2322, origin: 'script', message: 'Bad.' }]),
     ).toBe('line 2, column 5: Bad. (TS2322)');
+  });
+});
+
+describe('CodeTypeChecker file system', () => {
+  const directory = mkdtempSync(path.join(tmpdir(), 'toolwire-checker-'));
+  writeFileSync(
+    path.join(directory, 'secret.ts'),
+    `export const secret = 'TOP-SECRET-VALUE';\nexport type Token = 'TOP-SECRET-TYPE';\n`,
+  );
+  writeFileSync(path.join(directory, 'types.d.ts'), `declare const leaked: 'TOP-SECRET-GLOBAL';\n`);
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+  const existing = path.join(directory, 'secret');
+  const missing = path.join(directory, 'no-such-file');
+
+  /** Runs a check while recording every file TypeScript's system layer is asked to read. */
+  const checkRecordingReads = (code: string) => {
+    const readFile = vi.spyOn(ts.sys, 'readFile');
+    const fileExists = vi.spyOn(ts.sys, 'fileExists');
+    try {
+      const diagnostics = check(code);
+      const touched = [...readFile.mock.calls, ...fileExists.mock.calls].map(([file]) => file);
+      return { diagnostics, touched };
+    } finally {
+      readFile.mockRestore();
+      fileExists.mockRestore();
+    }
+  };
+  const probes: Record<string, (target: string) => string> = {
+    'an import() type': (target) =>
+      `type S = typeof import('${target}');\nconst n: number = (null as unknown as S).secret;\nreturn n;`,
+    'an import() type of a type': (target) =>
+      `const n: number = null as unknown as import('${target}').Token;\nreturn n;`,
+    'a dynamic import': (target) => `const m = await import('${target}');\nreturn m.secret;`,
+    'a triple-slash reference': () =>
+      `/// <reference path="${path.join(directory, 'types.d.ts')}" />\nconst n: number = leaked;\nreturn n;`,
+  };
+
+  for (const [label, probe] of Object.entries(probes)) {
+    it(`reads no host file and echoes none through ${label}`, () => {
+      const found = checkRecordingReads(probe(existing));
+      const absent = checkRecordingReads(probe(missing));
+      const text = JSON.stringify(found.diagnostics);
+      expect(text).not.toContain('TOP-SECRET');
+      // Only TypeScript's own lib files are ever read.
+      for (const file of [...found.touched, ...absent.touched]) {
+        expect(path.basename(file)).toMatch(/^lib(\.[\w-]+)*\.d\.ts$/);
+      }
+      // No existence oracle: a real file and a missing one give the same answer.
+      expect(text.replaceAll(existing, 'X')).toBe(
+        JSON.stringify(absent.diagnostics).replaceAll(missing, 'X'),
+      );
+    });
+  }
+
+  it('reports a module specifier as an error that says modules do not exist here', () => {
+    const diagnostics = check(`type S = typeof import('node:fs');\nreturn 1;`);
+    expect(diagnostics).toMatchObject([
+      { line: 1, origin: 'script', message: expect.stringMatching(/no modules/) },
+    ]);
+    expect(diagnostics[0]!.message).not.toMatch(/moduleResolution|paths/);
   });
 });

@@ -1,14 +1,20 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import ts from 'typescript';
-import { scriptWrapperEnd, scriptWrapperStart } from './script.js';
+
+/**
+ * What a script body is wrapped in to be checked (and stripped, see script.ts). Defined here so
+ * this file has no relative imports: the type-check worker loads it by path from source too.
+ */
+export const scriptWrapperStart = 'async function __toolwire_script__() {\n';
+export const scriptWrapperEnd = '\n}\n';
 
 /** One type error in the model's code, positioned in the code as the model wrote it. */
 export interface CodeDiagnostic {
   /** 1-based line and column in the script. */
   line: number;
   column: number;
-  /** The TypeScript error code (2345, 2353, …). */
+  /** The TypeScript error code (2345, 2353, …); 0 when a limit of the checker stopped the check. */
   code: number;
   /** `script`: the model's code; `declarations`: the generated declarations (our problem, not the model's). */
   origin: 'script' | 'declarations';
@@ -26,6 +32,8 @@ export interface TypeCheckerOptions {
 }
 
 const defaultIgnoredCodes = [18046, 2571];
+/** "Cannot find module …", whose hints (moduleResolution, paths, @types) do not apply here. */
+const moduleNotFoundCodes = new Set([2307, 2792, 7016]);
 
 const compilerOptions: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -39,6 +47,9 @@ const compilerOptions: ts.CompilerOptions = {
   skipLibCheck: true,
   types: [],
   noLib: false,
+  // Module specifiers, `import()` types and triple-slash references resolve to nothing: the
+  // checker's file system holds only TypeScript's lib files and our own three files.
+  noResolve: true,
 };
 
 const libDirectory = path.dirname(
@@ -46,6 +57,20 @@ const libDirectory = path.dirname(
 );
 /** Parsed lib files, shared by every checker in the process: parsing them is most of a cold check. */
 const libFiles = new Map<string, ts.SourceFile>();
+const libFileName = /^lib(\.[\w-]+)*\.d\.ts$/;
+
+/**
+ * The only host files the checker may read: the lib files TypeScript ships (`lib.es2022.d.ts`,
+ * …), by their exact path. Anything else a script names (a module specifier, an `import()`
+ * type, a reference) does not exist, whether or not it exists on the host.
+ */
+function isShippedLibFile(fileName: string): boolean {
+  return path.dirname(fileName) === libDirectory && libFileName.test(path.basename(fileName));
+}
+
+function readLibFile(fileName: string): string | undefined {
+  return isShippedLibFile(fileName) ? ts.sys.readFile(fileName) : undefined;
+}
 
 const declarationsFileName = '/toolwire/declarations.d.ts';
 const preludeFileName = '/toolwire/prelude.d.ts';
@@ -153,7 +178,9 @@ export class CodeTypeChecker {
     const result: CodeDiagnostic[] = [];
     for (const diagnostic of diagnostics) {
       if (this.ignoreCodes.has(diagnostic.code)) continue;
-      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+      const message = moduleNotFoundCodes.has(diagnostic.code)
+        ? `${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n').replace(/\.\s.*$/s, '')}: scripts have no modules to import; use the declared tools and the JavaScript built-ins.`
+        : ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
       if (diagnostic.file !== script || diagnostic.start === undefined) {
         const where =
           diagnostic.file && diagnostic.start !== undefined
@@ -190,7 +217,7 @@ function createHost(files: ReadonlyMap<string, ts.SourceFile>): ts.CompilerHost 
       if (own) return own;
       const cached = libFiles.get(fileName);
       if (cached) return cached;
-      const text = ts.sys.readFile(fileName);
+      const text = readLibFile(fileName);
       if (text === undefined) return undefined;
       const file = ts.createSourceFile(fileName, text, languageVersion, false);
       libFiles.set(fileName, file);
@@ -201,12 +228,17 @@ function createHost(files: ReadonlyMap<string, ts.SourceFile>): ts.CompilerHost 
     writeFile: () => {},
     getCurrentDirectory: () => '/toolwire',
     getDirectories: () => [],
+    directoryExists: (directory) => directory === '/toolwire' || directory === libDirectory,
     getCanonicalFileName: (fileName) => fileName,
     useCaseSensitiveFileNames: () => true,
     getNewLine: () => '\n',
-    fileExists: (fileName) =>
-      files.has(fileName) || libFiles.has(fileName) || ts.sys.fileExists(fileName),
-    readFile: (fileName) => files.get(fileName)?.text ?? ts.sys.readFile(fileName),
+    fileExists: (fileName) => files.has(fileName) || isShippedLibFile(fileName),
+    readFile: (fileName) => files.get(fileName)?.text ?? readLibFile(fileName),
+    realpath: (fileName) => fileName,
+    // Nothing resolves: no lookup ever reaches the host's file system.
+    resolveModuleNameLiterals: (literals) => literals.map(() => ({ resolvedModule: undefined })),
+    resolveTypeReferenceDirectiveReferences: (references) =>
+      references.map(() => ({ resolvedTypeReferenceDirective: undefined })),
   };
 }
 
@@ -214,9 +246,11 @@ function createHost(files: ReadonlyMap<string, ts.SourceFile>): ts.CompilerHost 
 export function formatDiagnostics(diagnostics: readonly CodeDiagnostic[]): string {
   return diagnostics
     .map((d) =>
-      d.origin === 'script'
-        ? `line ${d.line}, column ${d.column}: ${d.message} (TS${d.code})`
-        : `${d.message} (TS${d.code}${d.line > 0 ? `, declarations line ${d.line}` : ''})`,
+      d.code === 0
+        ? d.message
+        : d.origin === 'script'
+          ? `line ${d.line}, column ${d.column}: ${d.message} (TS${d.code})`
+          : `${d.message} (TS${d.code}${d.line > 0 ? `, declarations line ${d.line}` : ''})`,
     )
     .join('\n');
 }

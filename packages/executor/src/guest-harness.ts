@@ -1,6 +1,6 @@
 // The JavaScript that runs inside the sandbox before the script: it builds `tools`, the plain
 // tool globals, `console` and the read-only globals, then runs the script and reports its outcome.
-// Both engines evaluate it to a factory `(call, log, done, configJson) => start`, so the bridge functions
+// Both engines evaluate it to a factory `(call, log, done, configJson) => { start, outcome }`, so the bridge functions
 // live only in this closure and never on the guest's global object.
 //
 // This file is loaded by the worker and child-process runners through Node's type stripping in
@@ -11,6 +11,9 @@ export interface HarnessConfig {
   functions: string[];
   globals: Record<string, unknown>;
   maxResultBytes: number;
+  /** The console budget, applied in the guest as well so output past it is never copied out. */
+  maxLogBytes: number;
+  maxLogLines: number;
 }
 
 /** What a guest failure looks like when it leaves the sandbox. */
@@ -81,10 +84,26 @@ export const harnessSource = String.raw`(function (call, log, done, configJson) 
     }
     return safeString(value);
   }
+  // Output past the budget is cut here, inside the sandbox, so it is never copied out to the
+  // runner. The runner and the host count in UTF-8 bytes; a string's length is at most that, so the
+  // guest never stops early. The first entry over budget still goes out (cut to one character
+  // past the budget) so the host can say the output was truncated.
+  const slice = String.prototype.slice;
+  let logChars = 0;
+  let logLines = 0;
+  let logOver = false;
   function makeLogger(level) {
     return function () {
+      if (logOver) return;
       const parts = apply(map, arguments, [format]);
-      log(level, apply(join, parts, [' ']));
+      let text = apply(join, parts, [' ']);
+      logLines += 1;
+      logChars += text.length;
+      if (logLines > config.maxLogLines || logChars > config.maxLogBytes) {
+        logOver = true;
+        text = apply(slice, text, [0, config.maxLogBytes + 1]);
+      }
+      log(level, text);
     };
   }
   const consoleObject = create(null);
@@ -143,13 +162,9 @@ export const harnessSource = String.raw`(function (call, log, done, configJson) 
     }
   }
 
-  async function settle(main) {
-    let value;
-    try {
-      value = await main();
-    } catch (error) {
-      return '0' + stringify(describe(error));
-    }
+  /** The outcome string of a settled script: its value, or what it threw. */
+  function outcome(fulfilled, value) {
+    if (!fulfilled) return '0' + stringify(describe(value));
     if (value === undefined) return '1';
     let json;
     try {
@@ -166,17 +181,32 @@ export const harnessSource = String.raw`(function (call, log, done, configJson) 
     return '1' + json;
   }
 
-  // The outcome is handed to the host through done(), never through a promise the host would
-  // have to subscribe to with then() (which the script can replace).
-  // It also returns the promise, for engines that can wait on it natively.
-  return function start(main) {
-    const settled = settle(main);
-    apply(promiseThen, settled, [
-      done,
-      function (error) {
-        done('0' + stringify(describe(error)));
-      },
-    ]);
-    return settled;
+  async function settle(running) {
+    let value;
+    try {
+      value = await running;
+    } catch (error) {
+      return outcome(false, error);
+    }
+    return outcome(true, value);
+  }
+
+  // start(main) runs the script and returns its promise. The outcome is handed to the host
+  // through done(), never through a promise the host would have to subscribe to with then()
+  // (which the script can replace). Engines that can watch the script's promise between jobs
+  // (QuickJS) call outcome() themselves the moment it settles, before any later job runs.
+  return {
+    __proto__: null,
+    outcome,
+    start(main) {
+      const running = main();
+      apply(promiseThen, settle(running), [
+        done,
+        function (error) {
+          done('0' + stringify(describe(error)));
+        },
+      ]);
+      return running;
+    },
   };
 })`;

@@ -33,6 +33,13 @@ interface ActiveRun {
   done: boolean;
   timer: NodeJS.Timeout | undefined;
   watch: NodeJS.Timeout | undefined;
+  /** The script's outcome, reported by the harness; the run finishes on the next turn. */
+  outcome: string | undefined;
+  /**
+   * Calls made since the isolate last went idle (every call into it runs its microtasks to the
+   * end before it returns). They reach the host only if the script had not finished by then.
+   */
+  outbox: Array<{ callId: number; name: string; args: string | undefined }>;
 }
 
 let active: ActiveRun | undefined;
@@ -43,13 +50,12 @@ process.on('message', (message: HostMessage) => {
   else if (message.type === 'tool-result') {
     const run = active;
     if (run?.runId !== message.runId || run.done || !run.deliver) return;
-    try {
-      run.deliver.applyIgnored(undefined, [message.callId, message.envelope], {
-        arguments: { copy: true },
-      });
-    } catch (error) {
-      finish(run, classify(error, run.isolate));
-    }
+    run.deliver
+      .apply(undefined, [message.callId, message.envelope], { arguments: { copy: true } })
+      .then(
+        () => idle(run),
+        (error: unknown) => finish(run, classify(error, run.isolate)),
+      );
   } else if (message.type === 'stop' && active?.runId === message.runId) {
     finish(active, {
       type: 'engine',
@@ -59,6 +65,10 @@ process.on('message', (message: HostMessage) => {
   }
 });
 process.on('disconnect', () => process.exit(0));
+// A disposed isolate's pages often stay with the process's allocator; a runner that ends a run
+// this much above its resident size at start asks to be replaced, so memory goes back to the host.
+const startResidentBytes = process.memoryUsage.rss();
+const recycleAboveBytes = 24 * MiB;
 send({ type: 'ready' });
 
 async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise<void> {
@@ -75,6 +85,8 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     done: false,
     timer: undefined,
     watch: undefined,
+    outcome: undefined,
+    outbox: [],
   };
   active = run;
   run.timer = setTimeout(
@@ -100,7 +112,7 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
       ) {
         return;
       }
-      send({ type: 'call', runId, callId, name, args });
+      run.outbox.push({ callId, name, args });
     });
     const log = new ivm.Reference((level: unknown, text: unknown) => {
       if (typeof text !== 'string' || run.done) return;
@@ -108,8 +120,12 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
       logs.admit(text);
       if (!wasTruncated) send({ type: 'log', runId, level: String(level) as 'log', message: text });
     });
+    // Called synchronously from the guest, so the outcome is known before the isolate goes idle;
+    // the run finishes (and the isolate, with any job still queued, is disposed) on the next turn.
     const done = new ivm.Reference((outcome: unknown) => {
-      if (typeof outcome === 'string') finish(run, { type: 'guest', outcome });
+      if (typeof outcome !== 'string' || run.outcome !== undefined) return;
+      run.outcome = outcome;
+      setImmediate(() => finish(run, { type: 'guest', outcome }));
     });
     // Null-prototype option objects: the script cannot add options through Object.prototype.
     const bridge = (await context.evalClosure(
@@ -133,9 +149,9 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
          resolve(envelope);
        };
        const log = (level, text) => { logRef.applySync(undefined, [level, text], options); };
-       const done = (outcome) => { doneRef.applyIgnored(undefined, [outcome], options); };
-       const begin = (${harnessSource})(call, log, done, ${JSON.stringify(JSON.stringify(message.config))});
-       const start = (main) => { begin(main); };
+       const done = (outcome) => { doneRef.applySync(undefined, [outcome], options); };
+       const harness = (${harnessSource})(call, log, done, ${JSON.stringify(JSON.stringify(message.config))});
+       const start = (main) => { harness.start(main); };
        return { __proto__: null, start, deliver };`,
       // References are transferable as they are; they stay in this closure, out of the script's reach.
       [call, log, done],
@@ -158,6 +174,7 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     // The result is not awaited through isolated-vm's promise transfer (see above); the harness
     // reports through done(), and an isolate disposed for its memory limit is noticed by polling.
     await start.apply(undefined, [main.derefInto()], { timeout: limits.timeoutMs });
+    idle(run);
     run.watch = setInterval(() => {
       if (isolate.isDisposed && !run.done) {
         finish(run, {
@@ -170,6 +187,14 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
   } catch (error) {
     if (run.done) return;
     finish(run, classify(error, isolate));
+  }
+}
+
+/** The isolate ran out of jobs: send the calls it made, unless the script has finished. */
+function idle(run: ActiveRun): void {
+  if (run.done || run.outcome !== undefined) return;
+  for (const { callId, name, args } of run.outbox.splice(0)) {
+    send({ type: 'call', runId: run.runId, callId, name, args });
   }
 }
 
@@ -203,5 +228,13 @@ function finish(run: ActiveRun, result: RunnerOutcome): void {
   clearInterval(run.watch);
   if (!run.isolate.isDisposed) run.isolate.dispose();
   if (active === run) active = undefined;
-  send({ type: 'done', runId: run.runId, result });
+  const recycle = process.memoryUsage.rss() > startResidentBytes + recycleAboveBytes;
+  const refusedCalls = run.outbox.splice(0).map(({ name, args }) => ({ name, args }));
+  send({
+    type: 'done',
+    runId: run.runId,
+    result,
+    recycle,
+    ...(refusedCalls.length > 0 ? { refusedCalls } : {}),
+  });
 }

@@ -12,6 +12,22 @@ export interface PreparedScript {
 const bodyPrefix = '(async () => {';
 
 /**
+ * The `source-too-large` error for a script over `maxSourceBytes` (UTF-8), or undefined. Checked
+ * before anything parses the script (here, and in code mode before type checking).
+ */
+export function sourceTooLarge(
+  source: string,
+  maxSourceBytes: number,
+): ExecutionErrorInfo | undefined {
+  const bytes = Buffer.byteLength(source, 'utf8');
+  if (bytes <= maxSourceBytes) return undefined;
+  return {
+    kind: 'source-too-large',
+    message: `The script is ${bytes} bytes; the limit is ${maxSourceBytes} bytes (maxSourceBytes). Write a shorter script.`,
+  };
+}
+
+/**
  * Accepts a function body (top-level `await`, `return` gives the result) or a single function
  * expression such as `async () => { … }`. Syntax is checked here so the model gets the position
  * in its own source, not in a wrapper.
@@ -20,16 +36,8 @@ export function prepareScript(
   source: string,
   maxSourceBytes: number,
 ): { ok: true; script: PreparedScript } | { ok: false; error: ExecutionErrorInfo } {
-  const bytes = Buffer.byteLength(source, 'utf8');
-  if (bytes > maxSourceBytes) {
-    return {
-      ok: false,
-      error: {
-        kind: 'source-too-large',
-        message: `The script is ${bytes} bytes; the limit is ${maxSourceBytes} bytes (maxSourceBytes). Write a shorter script.`,
-      },
-    };
-  }
+  const tooLarge = sourceTooLarge(source, maxSourceBytes);
+  if (tooLarge) return { ok: false, error: tooLarge };
   const text = stripMarkdownFence(source);
   let program: ReturnType<typeof parse>;
   try {

@@ -34,4 +34,11 @@ export type RunnerMessage =
   | { type: 'ready' }
   | { type: 'call'; runId: number; callId: number; name: string; args: string | undefined }
   | { type: 'log'; runId: number; level: LogLevel; message: string }
-  | { type: 'done'; runId: number; result: RunnerOutcome; recycle?: boolean };
+  | {
+      type: 'done';
+      runId: number;
+      result: RunnerOutcome;
+      recycle?: boolean;
+      /** Calls the script made in the turn in which it finished: never sent to a tool. */
+      refusedCalls?: Array<{ name: string; args: string | undefined }>;
+    };

@@ -65,17 +65,23 @@ export function siblingEntry(base: string): URL {
 }
 
 function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
-  const heapMb = Math.ceil(limits.memoryBytes / 1024 / 1024);
+  // The V8 heap of the worker holds no guest data (that lives in the engine's WebAssembly memory,
+  // bounded by memoryBytes): only the glue and the strings crossing the boundary.
+  const largestTransferMb = Math.ceil(
+    Math.max(limits.maxToolInputBytes, limits.maxToolOutputBytes, limits.maxResultBytes) /
+      1024 /
+      1024,
+  );
   const worker = new Worker(siblingEntry('quickjs-worker'), {
-    // The guest heap lives in WebAssembly memory; the V8 heap of the worker only holds glue and
-    // strings in transit, bounded here so a bug in the glue cannot take the host down.
+    // Bounded so strings in transit (a tool call's arguments, a result) cannot take the host down.
     // The host's flags (test runners' loaders, inspectors) are of no use to the engine thread and
     // slow its start; Node strips types from the .ts entry by itself.
     execArgv: [],
     resourceLimits: {
-      maxOldGenerationSizeMb: Math.max(64, heapMb * 2),
-      maxYoungGenerationSizeMb: 16,
+      maxOldGenerationSizeMb: 32 + 3 * largestTransferMb,
+      maxYoungGenerationSizeMb: 8,
     },
+    workerData: { memoryBytes: limits.memoryBytes },
     // Not piped: piped worker stdio keeps the host process alive after the last run. The worker
     // silences its own stdout/stderr (engine abort noise) instead.
     stdout: false,

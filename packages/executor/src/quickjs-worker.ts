@@ -1,14 +1,18 @@
 // Worker-thread entry of the QuickJS executor. One QuickJS WebAssembly module per worker, one fresh
 // runtime and context per run. Erasable TypeScript only: in development Node loads this file
 // directly (type stripping); the published build ships it compiled as dist/quickjs-worker.js.
-import { parentPort } from 'node:worker_threads';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
+import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
 import type {
+  CustomizeVariantOptions,
   QuickJSContext,
   QuickJSDeferredPromise,
   QuickJSHandle,
   QuickJSRuntime,
+  QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import { harnessSource } from './guest-harness.ts';
 import type { GuestError } from './guest-harness.ts';
@@ -24,7 +28,66 @@ process.stderr.write = (() => true) as typeof process.stderr.write;
 const port = parentPort;
 const post = (message: RunnerMessage): void => port.postMessage(message);
 
-const QuickJS = await newQuickJSWASMModuleFromVariant(variant);
+// Why the engine gets a WebAssembly memory of our own: this QuickJS build cannot measure the size
+// of its allocations (malloc_usable_size is 0 under Emscripten), so runtime.setMemoryLimit()
+// counts a few bytes per allocation and a script could grow the module's memory to its 2 GiB
+// ceiling. A memory whose `maximum` is the engine's start-up size plus `memoryBytes` makes every
+// allocation past the limit fail inside the engine (QuickJS reports "out of memory"), whatever
+// the script allocates. WebAssembly memory never shrinks, so a worker whose memory grew during a
+// run asks to be recycled (see finish()).
+const pageBytes = 64 * 1024;
+// The repository's TypeScript libs (ES2023 + Node types) do not declare the WebAssembly API.
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(deltaPages: number): number;
+}
+const { WebAssembly: wasm } = globalThis as unknown as {
+  WebAssembly: {
+    Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
+    compile(bytes: Uint8Array): Promise<object>;
+  };
+};
+/** Emscripten's INITIAL_MEMORY for this build: static data, the C stack and the first heap pages. */
+const engineBaseBytes = 16 * 1024 * 1024;
+const wasmModule = await wasm.compile(
+  await readFile(fileURLToPath(import.meta.resolve('@jitl/quickjs-wasmfile-release-sync/wasm'))),
+);
+
+interface Engine {
+  memoryBytes: number;
+  memory: WasmMemory;
+  module: QuickJSWASMModule;
+  /** Set when the engine asked for more memory than the maximum (cleared at each run's start). */
+  exhausted: boolean;
+}
+
+let engine: Engine | undefined;
+
+async function engineFor(memoryBytes: number): Promise<Engine> {
+  if (engine?.memoryBytes === memoryBytes) return engine;
+  const initial = engineBaseBytes / pageBytes;
+  const memory = new wasm.Memory({
+    initial,
+    maximum: initial + Math.ceil(memoryBytes / pageBytes),
+  });
+  const grow = memory.grow.bind(memory);
+  // Emscripten's heap resize calls grow() on this object; a refusal is how we learn that the
+  // script hit the limit even when QuickJS then throws null (it cannot allocate the error).
+  memory.grow = (delta: number): number => {
+    try {
+      return grow(delta);
+    } catch (error) {
+      current.exhausted = true;
+      throw error;
+    }
+  };
+  const module = await newQuickJSWASMModuleFromVariant(
+    newVariant(variant, { wasmModule, wasmMemory: memory } as CustomizeVariantOptions),
+  );
+  const current: Engine = { memoryBytes, memory, module, exhausted: false };
+  engine = current;
+  return current;
+}
 
 interface ActiveRun {
   runId: number;
@@ -35,13 +98,25 @@ interface ActiveRun {
   done: boolean;
   /** Set by the harness's done() callback; acted on once the engine has returned. */
   outcome: string | undefined;
+  /** The script's own promise and the harness's outcome(fulfilled, value), set once started. */
+  running: QuickJSHandle | undefined;
+  outcomeOf: QuickJSHandle | undefined;
+  /**
+   * Calls made since the engine last went idle. They reach the host only if the script is still
+   * running when the engine goes idle; calls made in the turn in which it finished are refused.
+   */
+  outbox: Array<{ callId: number; name: string; args: string | undefined }>;
 }
 
 let active: ActiveRun | undefined;
 
 port.on('message', (message: HostMessage) => {
-  if (message.type === 'run') startRun(message);
-  else if (message.type === 'tool-result') deliver(message.runId, message.callId, message.envelope);
+  if (message.type === 'run') {
+    startRun(message).catch((error: unknown) => {
+      post({ type: 'done', runId: message.runId, result: hostFailure(error), recycle: true });
+    });
+  } else if (message.type === 'tool-result')
+    deliver(message.runId, message.callId, message.envelope);
   else if (message.type === 'stop' && active?.runId === message.runId) {
     finish(active, {
       type: 'engine',
@@ -50,11 +125,16 @@ port.on('message', (message: HostMessage) => {
     });
   }
 });
+// The engine for the executor's default limit is ready before the first run; runs with another
+// memory limit get theirs when they start.
+await engineFor((workerData as { memoryBytes: number }).memoryBytes);
 post({ type: 'ready' });
 
-function startRun(message: Extract<HostMessage, { type: 'run' }>): void {
+async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise<void> {
   const { runId, limits } = message;
-  const runtime = QuickJS.newRuntime();
+  const current = await engineFor(limits.memoryBytes);
+  current.exhausted = false;
+  const runtime = current.module.newRuntime();
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(limits.stackBytes);
   const deadline = Date.now() + limits.timeoutMs;
@@ -71,6 +151,9 @@ function startRun(message: Extract<HostMessage, { type: 'run' }>): void {
     handles: [],
     done: false,
     outcome: undefined,
+    running: undefined,
+    outcomeOf: undefined,
+    outbox: [],
   };
   active = run;
   const logs = new LogBudget(limits.maxLogBytes, limits.maxLogLines);
@@ -82,7 +165,7 @@ function startRun(message: Extract<HostMessage, { type: 'run' }>): void {
     const deferred = vm.newPromise();
     const callId = ++nextCallId;
     run.pending.set(callId, deferred);
-    post({ type: 'call', runId, callId, name, args });
+    run.outbox.push({ callId, name, args });
     return deferred.handle;
   });
   const log = vm.newFunction('log', (levelHandle, textHandle) => {
@@ -102,15 +185,19 @@ function startRun(message: Extract<HostMessage, { type: 'run' }>): void {
   const factory = vm.evalCode(harnessSource, 'harness.js');
   if (factory.error) return finish(run, engineFailure(run, factory.error, 'internal'));
   run.handles.push(factory.value);
-  const start = vm.callFunction(factory.value, vm.undefined, call, log, done, configJson);
-  if (start.error) return finish(run, engineFailure(run, start.error, 'internal'));
-  run.handles.push(start.value);
+  const harness = vm.callFunction(factory.value, vm.undefined, call, log, done, configJson);
+  if (harness.error) return finish(run, engineFailure(run, harness.error, 'internal'));
+  run.handles.push(harness.value);
+  const start = vm.getProp(harness.value, 'start');
+  run.outcomeOf = vm.getProp(harness.value, 'outcome');
+  run.handles.push(start, run.outcomeOf);
   const main = vm.evalCode(message.code, 'script.js');
   if (main.error) return finish(run, engineFailure(run, main.error, 'syntax'));
   run.handles.push(main.value);
-  const started = vm.callFunction(start.value, vm.undefined, main.value);
+  const started = vm.callFunction(start, vm.undefined, main.value);
   if (started.error) return finish(run, engineFailure(run, started.error, 'internal'));
-  started.value.dispose();
+  run.running = started.value;
+  run.handles.push(started.value);
   pump(run);
 }
 
@@ -132,25 +219,64 @@ function deliver(runId: number, callId: number, envelope: string): void {
   pump(run);
 }
 
-/** Runs queued promise jobs (the guest's continuations) until none are left or the engine stops. */
+/**
+ * Runs the guest's promise jobs one at a time until none are left, the engine stops, or the
+ * script's promise settles: from then on no job of the script runs (later jobs are dropped with
+ * the runtime) and calls made in that last turn are refused.
+ */
 function pump(run: ActiveRun): void {
+  while (!run.done) {
+    if (settle(run)) return;
+    let result: ReturnType<QuickJSRuntime['executePendingJobs']>;
+    try {
+      result = run.runtime.executePendingJobs(1);
+    } catch (error) {
+      // The WebAssembly module itself aborted (an engine assertion, usually under memory
+      // pressure): this worker's QuickJS is unusable from here on.
+      return finish(run, wasmAbort(error), true);
+    }
+    if (result.error) {
+      const context = result.error.context;
+      const failure = engineFailure(run, result.error, 'internal', context);
+      // A job that died mid-way (interrupt, out of memory) can leave objects QuickJS cannot free
+      // cleanly (JS_FreeRuntime aborts on its leak assertion): retire this worker instead.
+      return finish(run, failure, true);
+    }
+    if (result.value === 0) break;
+  }
   if (run.done) return;
-  let result: ReturnType<QuickJSRuntime['executePendingJobs']>;
-  try {
-    result = run.runtime.executePendingJobs();
-  } catch (error) {
-    // The WebAssembly module itself aborted (an engine assertion, usually under memory
-    // pressure): this worker's QuickJS is unusable from here on.
-    return finish(run, wasmAbort(error), true);
+  for (const { callId, name, args } of run.outbox.splice(0)) {
+    post({ type: 'call', runId: run.runId, callId, name, args });
   }
-  if (result.error) {
-    const context = result.error.context;
-    const failure = engineFailure(run, result.error, 'internal', context);
-    // A job that died mid-way (interrupt, out of memory) can leave objects QuickJS cannot free
-    // cleanly (JS_FreeRuntime aborts on its leak assertion): retire this worker instead.
-    return finish(run, failure, true);
+}
+
+/** Finishes the run if the script's promise has settled (or the harness reported); true if so. */
+function settle(run: ActiveRun): boolean {
+  const { vm, running, outcomeOf } = run;
+  if (run.outcome !== undefined) {
+    finish(run, { type: 'guest', outcome: run.outcome });
+    return true;
   }
-  if (run.outcome !== undefined) finish(run, { type: 'guest', outcome: run.outcome });
+  if (!running || !outcomeOf) return false;
+  const state = vm.getPromiseState(running);
+  if (state.type === 'pending') return false;
+  const fulfilled = state.type === 'fulfilled';
+  const settledWith = fulfilled ? state.value : state.error;
+  const outcome = vm.callFunction(
+    outcomeOf,
+    vm.undefined,
+    fulfilled ? vm.true : vm.false,
+    settledWith,
+  );
+  settledWith.dispose();
+  if (outcome.error) {
+    finish(run, engineFailure(run, outcome.error, 'internal'), true);
+    return true;
+  }
+  const text = vm.getString(outcome.value);
+  outcome.value.dispose();
+  finish(run, { type: 'guest', outcome: text });
+  return true;
 }
 
 function engineFailure(
@@ -209,11 +335,24 @@ function hostFailure(error: unknown): RunnerOutcome {
   };
 }
 
-function finish(run: ActiveRun, result: RunnerOutcome, abandon = false): void {
+function finish(run: ActiveRun, outcome: RunnerOutcome, abandon = false): void {
   if (run.done) return;
   run.done = true;
+  // A run that failed after an allocation was refused failed for memory, whatever the engine made
+  // of it (QuickJS throws null or aborts a job when it cannot even allocate the error).
+  const succeeded = outcome.type === 'guest' && outcome.outcome.startsWith('1');
+  const result: RunnerOutcome =
+    engine?.exhausted === true && !succeeded
+      ? {
+          type: 'engine',
+          reason: 'memory',
+          error: { name: 'InternalError', message: 'out of memory' },
+        }
+      : outcome;
   let recycle =
     abandon ||
+    // The memory grew past its start-up size: give it back by replacing the worker.
+    (engine !== undefined && engine.memory.buffer.byteLength > engineBaseBytes) ||
     (result.type === 'engine' && (result.reason === 'memory' || result.reason === 'internal'));
   try {
     if (abandon) throw new Error('runtime abandoned with its worker');
@@ -228,5 +367,12 @@ function finish(run: ActiveRun, result: RunnerOutcome, abandon = false): void {
     recycle = true;
   }
   if (active === run) active = undefined;
-  post({ type: 'done', runId: run.runId, result, recycle });
+  const refusedCalls = run.outbox.splice(0).map(({ name, args }) => ({ name, args }));
+  post({
+    type: 'done',
+    runId: run.runId,
+    result,
+    recycle,
+    ...(refusedCalls.length > 0 ? { refusedCalls } : {}),
+  });
 }

@@ -88,6 +88,21 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
     let settled = false;
     let graceTimer: NodeJS.Timeout | undefined;
     let unsubscribeExit = (): void => {};
+    let runnerFreed = false;
+    /** Host-side work of every call sent to a tool, until it has settled. */
+    const callTasks = new Set<Promise<void>>();
+    /** The script has finished with this result; the run waits for calls already sent. */
+    let finishedWith: RunResult | undefined;
+
+    const freeRunner = (discard: boolean): void => {
+      if (runnerFreed) return;
+      runnerFreed = true;
+      channel.onMessage(undefined);
+      unsubscribeExit();
+      channel.setActive(false);
+      if (discard) params.pool.discard(runner);
+      else params.pool.release(runner);
+    };
 
     const complete = (outcome: RunResult, discard: boolean): void => {
       if (settled) return;
@@ -99,19 +114,27 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
         controller.abort(new Error(`run ended: ${stopReason ?? 'finished'}`));
       const now = performance.now();
       for (const record of toolCalls) {
-        if (record.outcome === 'cancelled' && record.durationMs < 0)
+        if (record.outcome === 'cancelled' && record.durationMs < 0) {
           record.durationMs = now + record.durationMs;
+          record.error ??= {
+            category: 'cancelled',
+            message: `Still running when the run ended (${stopReason ?? 'finished'}); the tool was asked to stop through its abort signal and may have completed anyway.`,
+          };
+        }
       }
-      channel.onMessage(undefined);
-      unsubscribeExit();
-      channel.setActive(false);
-      if (discard) params.pool.discard(runner);
-      else params.pool.release(runner);
+      freeRunner(discard);
       resolve(outcome);
     };
 
     const stop = (reason: StopReason): void => {
       if (stopReason || settled) return;
+      if (finishedWith) {
+        // The script had finished and the run was waiting for calls already sent: it waits no
+        // longer than the deadline (or the caller's cancellation).
+        stopReason = reason;
+        complete(finishedWith, false);
+        return;
+      }
       stopReason = reason;
       if (stopBuffer) Atomics.store(new Int32Array(stopBuffer), 0, 1);
       channel.send({ type: 'stop', runId });
@@ -145,7 +168,8 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
       argsJson: string | undefined,
     ): Promise<void> => {
       const reply = (envelope: string): void => {
-        if (!settled && !stopReason) channel.send({ type: 'tool-result', runId, callId, envelope });
+        if (!settled && !stopReason && !runnerFreed)
+          channel.send({ type: 'tool-result', runId, callId, envelope });
       };
       const fail = (message: string, category: ToolErrorCategory): string =>
         JSON.stringify({ ok: false, message, category });
@@ -233,13 +257,31 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
         if (logBudget.admit(message.message))
           logs.push({ level: message.level, message: message.message });
       } else if (message.type === 'call') {
-        handleCall(message.callId, message.name, message.args).catch((error: unknown) => {
-          complete(
-            failed({ kind: 'internal', message: `Tool bridge failed: ${safeMessage(error)}` }),
-            true,
-          );
-        });
+        const task = handleCall(message.callId, message.name, message.args).catch(
+          (error: unknown) => {
+            complete(
+              failed({ kind: 'internal', message: `Tool bridge failed: ${safeMessage(error)}` }),
+              true,
+            );
+          },
+        );
+        callTasks.add(task);
+        void task.finally(() => callTasks.delete(task));
       } else if (message.type === 'done') {
+        for (const refused of message.refusedCalls ?? []) {
+          toolCalls.push({
+            id: toolCalls.length + 1,
+            name: refused.name,
+            arguments: parseArguments(refused.args),
+            outcome: 'cancelled',
+            error: {
+              category: 'cancelled',
+              message:
+                'Not executed: the script had already finished when it made this call. Await every tool call before returning.',
+            },
+            durationMs: 0,
+          });
+        }
         const outcome = stopReason
           ? failed(stopError(stopReason, limits))
           : fromRunnerOutcome(
@@ -251,7 +293,16 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
               toolCalls,
               logBudget,
             );
-        complete(outcome, message.recycle === true);
+        if (stopReason || callTasks.size === 0) return complete(outcome, message.recycle === true);
+        // Calls already sent are not pretended away: the run waits for them (bounded by the
+        // deadline) and reports how they really ended. The runner has nothing left to do.
+        finishedWith = outcome;
+        freeRunner(message.recycle === true);
+        const waitForCalls = async (): Promise<void> => {
+          while (callTasks.size > 0) await Promise.allSettled([...callTasks]);
+          complete(outcome, false);
+        };
+        void waitForCalls();
       }
     });
     unsubscribeExit = channel.onExit((error) => {
@@ -260,7 +311,11 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
         ? stopError(stopReason, limits)
         : params.pool.isClosed
           ? { kind: 'cancelled', message: 'The executor was closed before the run finished.' }
-          : /out of memory|ERR_WORKER_OUT_OF_MEMORY/i.test(error.message)
+          : // V8 gives up on a heap at its limit with "Last few GCs … last resort" (isolated-vm
+            // runners abort the process then) or ERR_WORKER_OUT_OF_MEMORY (worker threads).
+            /out of memory|ERR_WORKER_OUT_OF_MEMORY|last resort|Reached heap limit/i.test(
+                error.message,
+              )
             ? memoryError(limits)
             : {
                 kind: 'internal',
@@ -273,7 +328,13 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
       type: 'run',
       runId,
       code: prepared.script.code,
-      config: { functions: Object.keys(functions), globals, maxResultBytes: limits.maxResultBytes },
+      config: {
+        functions: Object.keys(functions),
+        globals,
+        maxResultBytes: limits.maxResultBytes,
+        maxLogBytes: limits.maxLogBytes,
+        maxLogLines: limits.maxLogLines,
+      },
       limits: {
         timeoutMs: limits.timeoutMs,
         memoryBytes: limits.memoryBytes,
@@ -291,6 +352,15 @@ const maxStackFrames = 10;
 /** Messages the engines use when an allocation fails. */
 const memoryMessages =
   /out of memory|string too long|Array buffer allocation failed|Invalid array length|Invalid string length/i;
+
+function parseArguments(json: string | undefined): unknown {
+  if (json === undefined) return undefined;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 function fromRunnerOutcome(
   outcome: RunnerOutcome,

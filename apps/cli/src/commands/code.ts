@@ -5,6 +5,7 @@ import {
   createCodeMode,
   formatDiagnostics,
   runCode,
+  sharedTypeChecker,
   type CodeRunResult,
   type TypecheckMode,
 } from '@toolwire/codemode';
@@ -183,5 +184,7 @@ export async function codeRunCommand(
   flags: CodeRunFlags,
   json: boolean,
 ): Promise<void> {
+  // The type checker's worker loads TypeScript while the MCP servers start.
+  if (flags.typecheck !== 'off') sharedTypeChecker().warmUp();
   await withRegistry(ctx, config, (registry) => runCodeCommand(ctx, registry, script, flags, json));
 }

@@ -3,10 +3,20 @@
 // open-mercato#1127), Deno's `Error.prepareStackTrace` → `getThis()` (deno#30351), vm2's attack
 // taxonomy (host-object leaks, prototype pollution, Symbol/stack tricks, Proxy traps) and the
 // isolated-vm pitfalls (WebAssembly memory, SharedArrayBuffer), plus resource exhaustion.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InvalidRunOptionsError } from '../errors.js';
 import type { Executor, HostFunction } from '../types.js';
 import type { ContractOptions, ExecutorFactory } from './executor-contract.js';
+import {
+  allocationPatterns,
+  hostMemoryMeasurable,
+  measurePeak,
+  mebibytes,
+  residentBytes,
+  runnerOverheadBytes,
+} from '@toolwire/testing/memory';
+
+const MiB = 1024 * 1024;
 
 /** A script that reports whether it could reach the host: 'contained' or what it found. */
 const reachHost = (expression: string): string => `
@@ -393,6 +403,169 @@ export function runExecutorSecuritySuite(
           },
         );
         expect(result.value).toEqual(['undefined', 2]);
+      });
+    });
+
+    describe('the end of the run', () => {
+      const recorder = (): { calls: unknown[]; fn: HostFunction } => {
+        const calls: unknown[] = [];
+        return { calls, fn: async (args) => void calls.push(args) };
+      };
+      const settleHost = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 100));
+
+      it('refuses a call made in the turn in which the script returns, and never runs it', async () => {
+        const write = recorder();
+        const result = await executor.run(`tools.write({ late: true }); return 'returned';`, {
+          functions: { write: write.fn },
+        });
+        expect(result.value).toBe('returned');
+        await settleHost();
+        expect(write.calls).toEqual([]);
+        expect(result.toolCalls).toMatchObject([
+          {
+            name: 'write',
+            arguments: { late: true },
+            outcome: 'cancelled',
+            error: { category: 'cancelled', message: expect.stringMatching(/Not executed/) },
+          },
+        ]);
+      });
+
+      it('drops promise jobs queued before the return: their tool calls never run', async () => {
+        const write = recorder();
+        const result = await executor.run(
+          `Promise.resolve().then(() => tools.write({ fromJob: true })); return 'returned';`,
+          { functions: { write: write.fn } },
+        );
+        expect(result.value).toBe('returned');
+        await settleHost();
+        expect(write.calls).toEqual([]);
+        // An engine that runs the queued job first records its call as refused; none ran.
+        for (const call of result.toolCalls) expect(call.outcome).toBe('cancelled');
+      });
+
+      it('ends a script whose jobs keep running after the return, with its own result', async () => {
+        const ping = recorder();
+        const result = await executor.run(
+          `const keep = [];
+           const spin = () => { keep.push(new Array(10000).fill(0)); tools.ping(); return Promise.resolve().then(spin); };
+           spin();
+           return 'returned';`,
+          { functions: { ping: ping.fn }, limits: { memoryBytes: 32 * MiB, timeoutMs: 10_000 } },
+        );
+        expect(result.value).toBe('returned');
+        await settleHost();
+        expect(ping.calls).toEqual([]);
+        expect((await executor.run('return "next"')).value).toBe('next');
+      });
+
+      it('waits for a call that was already sent and reports how it really ended', async () => {
+        let written = false;
+        const result = await executor.run(
+          `const pending = tools.slowWrite(); await tools.quick(); return 'returned';`,
+          {
+            functions: {
+              slowWrite: async () => {
+                await new Promise((resolve) => setTimeout(resolve, 200));
+                written = true;
+                return 'written';
+              },
+              quick: async () => 'quick',
+            },
+          },
+        );
+        expect(result.value).toBe('returned');
+        expect(written).toBe(true);
+        expect(result.toolCalls.find((call) => call.name === 'slowWrite')).toMatchObject({
+          outcome: 'ok',
+        });
+      });
+
+      it('waits for a call already sent no longer than the deadline, and says so', async () => {
+        let signal: AbortSignal | undefined;
+        const result = await executor.run(
+          `const pending = tools.hang(); await tools.quick(); return 'returned';`,
+          {
+            functions: {
+              hang: (_args, context) => {
+                signal = context.signal;
+                return new Promise(() => {});
+              },
+              quick: async () => 'quick',
+            },
+            limits: { timeoutMs: 500 },
+          },
+        );
+        expect(result.value).toBe('returned');
+        expect(signal?.aborted).toBe(true);
+        expect(result.toolCalls.find((call) => call.name === 'hang')).toMatchObject({
+          outcome: 'cancelled',
+          error: { category: 'cancelled', message: expect.stringMatching(/Still running/) },
+        });
+      });
+    });
+
+    // Measured as the resident memory of this process and its runner processes (/proc), never as
+    // the engine's own count: the limit is a promise about the host.
+    describe.skipIf(!hostMemoryMeasurable)('host memory', () => {
+      const memoryBytes = 16 * MiB;
+      /** Left-over allocator slack a finished run may leave in a long-lived process. */
+      const settleSlack = 32 * MiB;
+
+      for (const [pattern, code] of Object.entries(allocationPatterns)) {
+        it(`holds ${pattern} to memoryBytes in the host's resident memory, then gives it back`, async () => {
+          expect((await executor.run('return "warm"')).value).toBe('warm');
+          const baseline = residentBytes();
+          const { value: result, peakBytes } = await measurePeak(() =>
+            executor.run(code, { limits: { memoryBytes, timeoutMs: 15_000 } }),
+          );
+          expect(result.error?.kind).toBe('memory');
+          expect(
+            mebibytes(peakBytes - baseline),
+            `peak ${mebibytes(peakBytes)} MiB over a baseline of ${mebibytes(baseline)} MiB`,
+          ).toBeLessThanOrEqual(mebibytes(memoryBytes + runnerOverheadBytes));
+          expect((await executor.run('return "next"')).value).toBe('next');
+          await vi.waitFor(
+            () =>
+              expect(mebibytes(residentBytes())).toBeLessThanOrEqual(
+                mebibytes(baseline + settleSlack),
+              ),
+            { timeout: 5000, interval: 50 },
+          );
+        });
+      }
+
+      it('holds concurrent runs to N × memoryBytes', async () => {
+        await Promise.all([executor.run('return 1'), executor.run('return 2')]);
+        const baseline = residentBytes();
+        const { value: results, peakBytes } = await measurePeak(() =>
+          Promise.all(
+            [0, 1].map(() =>
+              executor.run(allocationPatterns['ArrayBuffers']!, {
+                limits: { memoryBytes, timeoutMs: 15_000 },
+              }),
+            ),
+          ),
+        );
+        expect(results.map((result) => result.error?.kind)).toEqual(['memory', 'memory']);
+        expect(mebibytes(peakBytes - baseline)).toBeLessThanOrEqual(
+          mebibytes(2 * (memoryBytes + runnerOverheadBytes)),
+        );
+      });
+
+      it('keeps a logged string inside the sandbox once the log budget is spent', async () => {
+        const baseline = residentBytes();
+        const { value: result, peakBytes } = await measurePeak(() =>
+          executor.run(
+            `const line = 'x'.repeat(1 << 20); for (let i = 0; i < 20000; i++) console.log(line); return 'logged';`,
+            { limits: { memoryBytes: 16 * MiB, timeoutMs: 15_000 } },
+          ),
+        );
+        expect(result.value).toBe('logged');
+        expect(result.logsTruncated).toBe(true);
+        expect(mebibytes(peakBytes - baseline)).toBeLessThanOrEqual(
+          mebibytes(memoryBytes + runnerOverheadBytes),
+        );
       });
     });
 

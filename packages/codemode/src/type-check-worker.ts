@@ -1,0 +1,37 @@
+// Worker-thread entry of IsolatedTypeChecker: the TypeScript compiler runs here, off the host's
+// event loop, under the worker's heap limit. Erasable TypeScript only: in development Node loads
+// this file directly (type stripping); the published build ships it as dist/type-check-worker.js.
+import { parentPort, workerData } from 'node:worker_threads';
+import { CodeTypeChecker } from './type-checker.ts';
+import type { TypeCheckReply, TypeCheckRequest } from './isolated-type-checker.ts';
+import type { TypeCheckerOptions } from './type-checker.ts';
+
+if (!parentPort) throw new Error('type-check-worker must run in a worker thread');
+const port = parentPort;
+const checker = new CodeTypeChecker(workerData as TypeCheckerOptions);
+let declarations = '';
+let prelude = '';
+
+port.on('message', (request: TypeCheckRequest) => {
+  if (request.declarations !== undefined) declarations = request.declarations;
+  if (request.prelude !== undefined) prelude = request.prelude;
+  let reply: TypeCheckReply;
+  try {
+    reply = {
+      type: 'checked',
+      id: request.id,
+      diagnostics: checker.check(request.body, declarations, prelude),
+    };
+  } catch (error) {
+    reply = {
+      type: 'failed',
+      id: request.id,
+      message: error instanceof Error ? error.message : String(error),
+    };
+  }
+  port.postMessage(reply);
+});
+// Parsing TypeScript's lib files is most of a cold check: done before the first request is
+// accepted, so the per-check time limit measures the check alone.
+checker.check('return;', '', '');
+port.postMessage({ type: 'ready' } satisfies TypeCheckReply);
