@@ -298,6 +298,12 @@ export const toolwireConfigSchema = Type.Object(
           ttlSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
           maxEntries: Type.Optional(Type.Integer({ minimum: 1 })),
           tools: Type.Optional(Globs),
+          readOnlyTools: Type.Optional(
+            Type.Boolean({
+              description:
+                'Also cache every tool annotated readOnlyHint (default false: only cache.tools are cached).',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),

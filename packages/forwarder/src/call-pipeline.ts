@@ -73,6 +73,11 @@ export interface ToolEntry {
   canonical: string;
   validator: SchemaValidator | undefined;
   cacheable: boolean;
+  /**
+   * Neither annotated read-only nor opted into the cache: a call may change what the upstream's
+   * reads answer, so its cached entries are dropped after it.
+   */
+  writes: boolean;
   retryable: boolean;
   timeoutMs: number;
   perToolLimit: number | undefined;
@@ -169,7 +174,7 @@ export class CallPipeline {
       ([glob, limit]) => [compileGlobs([glob])!, limit],
     );
     this.cacheTools = compileGlobs(options.config.cache?.tools);
-    this.cacheReadOnly = options.cacheReadOnlyTools ?? true;
+    this.cacheReadOnly = options.cacheReadOnlyTools ?? options.config.cache?.readOnlyTools ?? false;
     const redis = options.config.redis;
     if (options.resultCache) {
       this.cache = options.resultCache;
@@ -180,7 +185,7 @@ export class CallPipeline {
         maxEntries: options.config.cache?.maxEntries ?? 1000,
       };
       this.cache =
-        options.config.cache || this.cacheReadOnly
+        this.cacheTools !== undefined || this.cacheReadOnly
           ? redis
             ? new RedisResultCache(redis, sizes)
             : new ResultCache(sizes)
@@ -220,8 +225,13 @@ export class CallPipeline {
   /** Called when an upstream's tool list changes: the index is rebuilt and its cached results dropped. */
   toolsChanged(server: string): void {
     this.index = undefined;
-    this.cache?.invalidateServer(server);
+    void this.invalidate(server);
     for (const listener of this.changeListeners) listener(server);
+  }
+
+  /** Drops `server`'s cached results for every client (on every instance with a shared store). */
+  async invalidate(server: string): Promise<void> {
+    await this.cache?.invalidateServer(server);
   }
 
   onChange(listener: (server: string) => void): () => void {
@@ -296,6 +306,7 @@ export class CallPipeline {
     }
     const annotations = tool.annotations ?? {};
     const readOnly = annotations.readOnlyHint === true;
+    const optedIn = this.cacheTools?.(tool.name) ?? false;
     const idempotent = annotations.idempotentHint === true && annotations.destructiveHint !== true;
     const timeout = this.timeouts.find(([match]) => match(tool.name));
     const limit = this.perTool.find(([match]) => match(tool.name));
@@ -305,9 +316,8 @@ export class CallPipeline {
       canonical:
         tool.source === NATIVE ? tool.name : `${tool.source}${this.separator}${tool.originalName}`,
       validator,
-      cacheable:
-        this.cache !== undefined &&
-        ((this.cacheReadOnly && readOnly) || (this.cacheTools?.(tool.name) ?? false)),
+      cacheable: this.cache !== undefined && ((this.cacheReadOnly && readOnly) || optedIn),
+      writes: native === undefined && tool.source !== NATIVE && !readOnly && !optedIn,
       retryable: readOnly || idempotent,
       timeoutMs: timeout?.[1] ?? this.config.policy?.timeoutMs ?? 30_000,
       perToolLimit: limit?.[1],
@@ -420,7 +430,9 @@ export class CallPipeline {
     }
 
     let cacheKey: string | undefined;
+    let generation = 0;
     if (entry.cacheable && this.cache) {
+      generation = this.cache.generation(server);
       cacheKey = ResultCache.key(client, name, input);
       const found = this.cache.get(cacheKey, server);
       // The in-memory store answers synchronously: no await (and no extra tick) on its hits.
@@ -436,14 +448,17 @@ export class CallPipeline {
     const trace = this.tracer.inject(ctx, context.meta);
     try {
       const result = await this.execute(entry, input, context, trace);
+      if (entry.writes) await this.invalidate(server);
       if (cacheKey && !result.isError && result.resultType === undefined) {
-        this.cache!.set(cacheKey, server, result);
+        this.cache!.set(cacheKey, server, result, generation);
       }
       const outcome = result.isError ? 'tool_error' : 'ok';
       this.tracer.end(span, outcome);
       this.finish(entry, client, args, started, outcome, undefined, trace.traceparent);
       return result;
     } catch (error) {
+      // A call that failed may still have written (a timeout, a lost answer).
+      if (entry.writes) await this.invalidate(server);
       const fault = this.toFault(error, entry);
       this.metrics.error(name, server, errorType(error));
       this.tracer.end(span, 'error', fault.message);
@@ -545,6 +560,12 @@ export class CallPipeline {
   ): void {
     const entry = this.tools().get(name);
     if (entry) this.finish(entry, token?.client ?? 'anonymous', args, started, outcome, error);
+  }
+
+  /** After the passthrough relay forwarded a call: a write drops its upstream's cached reads. */
+  async afterRelayedCall(name: string, server: string): Promise<void> {
+    const entry = this.tools().get(name);
+    if (!entry || entry.writes) await this.invalidate(server);
   }
 
   private async checkRateLimits(

@@ -451,8 +451,16 @@ describe('policy', () => {
 });
 
 describe('result cache', () => {
-  it('caches read-only tools per client scope and invalidates on list_changed', async () => {
-    const { url, upstreams, source } = await setup();
+  it('caches nothing by default: the cache is opt-in per tool', async () => {
+    const { url, upstreams } = await setup();
+    await call(`${url}/mcp`, 'lean__lookup', { key: 'k' });
+    const second = await call(`${url}/mcp`, 'lean__lookup', { key: 'k' });
+    expect(second.body.result.content[0].text).toBe('value of k #2');
+    expect(upstreams.lean!.counts.get('lookup')).toBe(2);
+  });
+
+  it('caches read-only tools per client scope with cache.readOnlyTools and invalidates on list_changed', async () => {
+    const { url, upstreams, source } = await setup({ config: { cache: { readOnlyTools: true } } });
     const a = await call(`${url}/mcp`, 'lean__lookup', { key: 'k' });
     const b = await call(`${url}/mcp`, 'lean__lookup', { key: 'k' });
     expect(b.body.result).toEqual(a.body.result);
@@ -466,6 +474,58 @@ describe('result cache', () => {
     expect(upstreams.lean!.counts.get('lookup')).toBe(2);
     const metrics = await fetch(`${url}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/toolwire_forwarder_cache_hits_total\{tool="lean__lookup"\} 1/);
+  });
+
+  it('drops every cached entry of an upstream for every client after a call that is not read-only', async () => {
+    const { url, upstreams } = await setup({
+      kinds: { lean: 'both', other: 'both' },
+      config: {
+        cache: { tools: ['*__lookup'] },
+        auth: {
+          tokens: [
+            { token: 'secret-a', client: 'alice' },
+            { token: 'secret-b', client: 'bob' },
+          ],
+        },
+      },
+    });
+    const alice = { authorization: 'Bearer secret-a' };
+    const bob = { authorization: 'Bearer secret-b' };
+    const text = (r: { body: any }) => r.body.result.content[0].text as string;
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }, alice))).toBe(
+      'value of k #1',
+    );
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }, bob))).toBe('value of k #2');
+    expect(text(await call(`${url}/mcp`, 'other__lookup', { key: 'k' }, bob))).toBe(
+      'value of k #1',
+    );
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }, alice))).toBe(
+      'value of k #1',
+    );
+    // Bob writes to lean: alice's and bob's cached lean reads go, other's stay.
+    await call(`${url}/mcp`, 'lean__write', { path: 'x' }, bob);
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }, alice))).toBe(
+      'value of k #3',
+    );
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }, bob))).toBe('value of k #4');
+    expect(text(await call(`${url}/mcp`, 'other__lookup', { key: 'k' }, bob))).toBe(
+      'value of k #1',
+    );
+    // A tool without annotations is not read-only either, and a failed write invalidates too.
+    await call(`${url}/mcp`, 'lean__fail', {}, alice);
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }, bob))).toBe('value of k #5');
+    expect(upstreams.other!.counts.get('lookup')).toBe(1);
+  });
+
+  it('does not store a read that raced a write (the read began before the write finished)', async () => {
+    const { forwarder, upstreams } = await setup({ config: { cache: { tools: ['lean__sleep'] } } });
+    // A slow cacheable call whose answer was computed before the write landed.
+    const slow = forwarder.callTool('lean__sleep', { ms: 200 });
+    await new Promise((r) => setTimeout(r, 50));
+    await forwarder.callTool('lean__write', { path: 'x' });
+    await slow;
+    await forwarder.callTool('lean__sleep', { ms: 200 });
+    expect(upstreams.lean!.counts.get('sleep')).toBe(2);
   });
 
   it('caches opt-in tools from cache.tools', async () => {

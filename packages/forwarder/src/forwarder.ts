@@ -90,7 +90,10 @@ export interface CreateForwarderOptions {
   argumentRules?: PathArgumentRule[];
   /** Validate arguments against the tool's input schema before forwarding (default true). */
   validateArguments?: boolean;
-  /** Cache results of tools annotated `readOnlyHint` (default true); `config.cache.tools` adds more. */
+  /**
+   * Cache results of tools annotated `readOnlyHint` (default `config.cache.readOnlyTools`, else
+   * false); `config.cache.tools` opts tools in by name.
+   */
   cacheReadOnlyTools?: boolean;
   breaker?: CircuitBreakerOptions;
   /** Retry read-only/idempotent tools once on timeout or connection loss (default true). */

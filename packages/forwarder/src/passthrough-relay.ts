@@ -157,7 +157,10 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
       response = await send();
     }
   } catch (error) {
-    if (callName) pipeline.record(callName, token, callArgs, started, 'error', String(error));
+    if (callName) {
+      pipeline.record(callName, token, callArgs, started, 'error', String(error));
+      await pipeline.afterRelayedCall(callName, server);
+    }
     reply(res, 502, {
       jsonrpc: '2.0',
       id: message?.id ?? null,
@@ -187,6 +190,8 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
   if (typeof res.flushHeaders === 'function') res.flushHeaders();
   try {
     for await (const chunk of response.body) res.write(chunk);
+    // Cached reads of this upstream go before the client learns its write is done.
+    if (callName) await pipeline.afterRelayedCall(callName, server);
     res.end();
     if (callName)
       pipeline.record(

@@ -29,6 +29,36 @@ async function eventually<T>(probe: () => Promise<T | undefined>, what: string):
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** One 2026-07-28 tools/call over HTTP, as a client behind a load balancer sends it. */
+async function callOver(url: string, name: string, args: unknown): Promise<unknown> {
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: args,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (!body.result) throw new Error(`call ${name} failed: ${body.error?.message}`);
+  return body.result;
+}
+
 const result = (text: string): CallToolResult => ({ content: [{ type: 'text', text }] });
 
 /** One upstream `fx` with a read-only tool; `failing` makes calls fail as a lost connection. */
@@ -44,12 +74,19 @@ function stubSource(): ToolSource & { calls: number; failing: boolean } {
         inputSchema: { type: 'object' as const, properties: { n: { type: 'number' as const } } },
         annotations: { readOnlyHint: true },
       },
+      {
+        name: 'fx__write',
+        originalName: 'write',
+        source: 'fx',
+        inputSchema: { type: 'object' as const },
+      },
     ],
     servers: () => [{ name: 'fx', status: 'ok' as const, tools: 1 }],
     resolve: (name: string) =>
-      name === 'fx__read' ? { source: 'fx', originalName: 'read' } : undefined,
+      name.startsWith('fx__') ? { source: 'fx', originalName: name.slice(4) } : undefined,
     onToolsChanged: () => () => undefined,
-    async callTool(_name: string, args: unknown) {
+    async callTool(name: string, args: unknown) {
+      if (name === 'fx__write') return result('written');
       source.calls++;
       if (source.failing) throw new UpstreamError('fx', 'connection', 'fx: connection refused');
       return result(`read ${JSON.stringify(args)}`);
@@ -205,6 +242,30 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
   });
 
   describe('createForwarder with config.redis', () => {
+    it('drops cached reads on every instance once a write through any instance has answered', async () => {
+      const config = { redis: url, cache: { readOnlyTools: true } };
+      const sourceA = stubSource();
+      const sourceB = stubSource();
+      const a = createForwarder({ config, audit: false, source: sourceA });
+      const b = createForwarder({ config, audit: false, source: sourceB });
+      const [urlA, urlB] = await Promise.all([a.listen(), b.listen()]);
+      try {
+        await Promise.all([a.ready(), b.ready()]);
+        for (let round = 0; round < 20; round++) {
+          await callOver(urlA.url, 'fx__read', { n: 7 });
+          await callOver(urlB.url, 'fx__read', { n: 7 });
+          const before = sourceA.calls + sourceB.calls;
+          await callOver(urlB.url, 'fx__write', {});
+          // No waiting: once the write is answered, no instance holds a copy of the old read.
+          await callOver(urlA.url, 'fx__read', { n: 7 });
+          expect(sourceA.calls + sourceB.calls).toBe(before + 1);
+        }
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
     it('is ready once its stores connect, and says why when Redis does not answer', async () => {
       const source = stubSource();
       const up = createForwarder({ source, config: { redis: url }, audit: false });
@@ -225,7 +286,7 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
     it('shares cached results and open breakers between two forwarders', async () => {
       const sourceA = stubSource();
       const sourceB = stubSource();
-      const config = { redis: url, cache: { ttlSeconds: 60 } };
+      const config = { redis: url, cache: { ttlSeconds: 60, readOnlyTools: true } };
       const options = { config, audit: false as const, breaker: { failureThreshold: 1 } };
       const a = createForwarder({ ...options, source: sourceA, retry: false });
       const b = createForwarder({ ...options, source: sourceB, retry: false });

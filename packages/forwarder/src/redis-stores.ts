@@ -160,11 +160,16 @@ export class RedisResultCache implements ResultCacheStore {
       return undefined;
     }
     // PTTL is -1 without an expiry (never written so by us) and -2 when it just expired.
-    if (remaining > 0) this.local.set(key, server, result, Math.min(remaining, this.ttlMs));
+    if (remaining > 0) this.local.setWithTtl(key, server, result, Math.min(remaining, this.ttlMs));
     return result;
   }
 
-  set(key: string, server: string, result: CallToolResult): void {
+  generation(server: string): number {
+    return this.local.generation(server);
+  }
+
+  set(key: string, server: string, result: CallToolResult, generation?: number): void {
+    if (generation !== undefined && generation !== this.local.generation(server)) return;
     this.local.set(key, server, result);
     if (this.redis.status !== 'ready') return;
     const [gen, entry] = this.keys(key, server);
@@ -175,7 +180,12 @@ export class RedisResultCache implements ResultCacheStore {
       });
   }
 
-  invalidateServer(server: string): void {
+  /**
+   * Settles once Redis has bumped the generation and published the notice (Redis writes it to
+   * every subscriber before it answers), so a caller that waits for it before answering its
+   * client has every instance's copies gone by the time that client can ask again.
+   */
+  async invalidateServer(server: string): Promise<void> {
     this.local.invalidateServer(server);
     if (this.redis.status !== 'ready') {
       this.lastError = new Error(
@@ -183,14 +193,15 @@ export class RedisResultCache implements ResultCacheStore {
       );
       return;
     }
-    this.redis
-      .multi()
-      .incr(`${this.prefix}cache-gen:${server}`)
-      .publish(this.channel, JSON.stringify({ from: this.instance, server }))
-      .exec()
-      .catch((error: Error) => {
-        this.lastError = error;
-      });
+    try {
+      await this.redis
+        .multi()
+        .incr(`${this.prefix}cache-gen:${server}`)
+        .publish(this.channel, JSON.stringify({ from: this.instance, server }))
+        .exec();
+    } catch (error) {
+      this.lastError = error as Error;
+    }
   }
 
   /** Milliseconds left before the local copy of `key` expires (0 when there is none). */

@@ -34,9 +34,19 @@ describe('ResultCache', () => {
 });
 
 describe('ResultCache.set', () => {
+  it('keeps nothing read before the upstream was invalidated', () => {
+    const cache = new ResultCache({ ttlMs: 60_000, maxEntries: 10 });
+    const before = cache.generation('fs');
+    cache.invalidateServer('fs');
+    cache.set('stale', 'fs', { content: [] }, before);
+    expect(cache.get('stale')).toBeUndefined();
+    cache.set('fresh', 'fs', { content: [] }, cache.generation('fs'));
+    expect(cache.get('fresh')).toEqual({ content: [] });
+  });
+
   it('takes a per-entry TTL (a copy of a shared entry keeps what is left of its TTL)', () => {
     const cache = new ResultCache({ ttlMs: 600_000, maxEntries: 10 });
-    cache.set('short', 'fs', { content: [] }, 1_000);
+    cache.setWithTtl('short', 'fs', { content: [] }, 1_000);
     cache.set('default', 'fs', { content: [] });
     expect(cache.remainingTtl('short')).toBeLessThanOrEqual(1_000);
     expect(cache.remainingTtl('default')).toBeGreaterThan(1_000);

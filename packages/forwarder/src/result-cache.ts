@@ -33,9 +33,18 @@ export interface ResultCacheStore {
     key: string,
     server: string,
   ): CallToolResult | undefined | Promise<CallToolResult | undefined>;
-  set(key: string, server: string, result: CallToolResult): void;
-  /** Drops every entry of `server` (for every sharer, when the store is shared). */
-  invalidateServer(server: string): void;
+  /**
+   * Stores `result` unless `server` was invalidated since `generation(server)` answered
+   * `generation` (a read that raced a write must not be kept).
+   */
+  set(key: string, server: string, result: CallToolResult, generation?: number): void;
+  /** A number that changes whenever `server`'s entries are dropped (in this process). */
+  generation(server: string): number;
+  /**
+   * Drops every entry of `server` (for every sharer, when the store is shared). A shared store's
+   * promise settles once the other sharers have been told.
+   */
+  invalidateServer(server: string): unknown;
   /** Entries held in this process. */
   readonly size: number;
   close?(): Promise<void>;
@@ -47,6 +56,7 @@ export interface ResultCacheStore {
  */
 export class ResultCache implements ResultCacheStore {
   private readonly lru: LRUCache<string, Entry>;
+  private readonly generations = new Map<string, number>();
 
   constructor(options: { ttlMs: number; maxEntries: number }) {
     this.lru = new LRUCache<string, Entry>({
@@ -64,9 +74,18 @@ export class ResultCache implements ResultCacheStore {
     return this.lru.get(key)?.result;
   }
 
-  /** `ttlMs` overrides the cache's TTL for this entry (a copy of a shared entry keeps its remaining TTL). */
-  set(key: string, server: string, result: CallToolResult, ttlMs?: number): void {
-    this.lru.set(key, { server, result }, ttlMs === undefined ? undefined : { ttl: ttlMs });
+  generation(server: string): number {
+    return this.generations.get(server) ?? 0;
+  }
+
+  set(key: string, server: string, result: CallToolResult, generation?: number): void {
+    if (generation !== undefined && generation !== this.generation(server)) return;
+    this.lru.set(key, { server, result });
+  }
+
+  /** A copy of a shared entry, which keeps what is left of its TTL. */
+  setWithTtl(key: string, server: string, result: CallToolResult, ttlMs: number): void {
+    this.lru.set(key, { server, result }, { ttl: ttlMs });
   }
 
   /** Milliseconds left before `key` expires (0 when absent). */
@@ -76,6 +95,7 @@ export class ResultCache implements ResultCacheStore {
 
   /** Drops the entries of `server`; answers how many there were. */
   invalidateServer(server: string): number {
+    this.generations.set(server, this.generation(server) + 1);
     let removed = 0;
     for (const [key, entry] of this.lru.entries()) {
       if (entry.server === server) {
