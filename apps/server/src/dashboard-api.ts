@@ -47,6 +47,7 @@ export function visibleServers(runtime: Runtime, token: AuthToken | undefined) {
   const scope = runtime.forwarder.pipeline.scope(token);
   return runtime.registry
     .servers()
+    .map((s) => runtime.forwarder.pipeline.withLiveHealth(s))
     .filter((s) => scope.all || scope.servers.has(s.name))
     .map((s) => ({
       name: s.name,

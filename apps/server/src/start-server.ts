@@ -346,7 +346,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const token = authenticate(req, current.tokens);
     if (path === '/readyz' && req.method === 'GET') {
       // The gateway's readiness is the same for everyone; the details follow the token's scope.
-      const enabled = current.registry.servers().filter((s) => s.status !== 'disabled');
+      // Calls, probes and breakers of the forwarder decide at once (`withLiveHealth`).
+      const enabled = current.registry
+        .servers()
+        .map((s) => current.forwarder.pipeline.withLiveHealth(s))
+        .filter((s) => s.status !== 'disabled');
       const health = enabled.map((s) => upstreamHealth(s.status).state);
       const allDown = health.length > 0 && health.every((state) => state === 'down');
       // An idle (lazy, not yet connected) upstream is healthy: it connects on first use.

@@ -106,6 +106,20 @@ export interface CallPipelineOptions {
   rateLimiter?: RateLimiter;
   resultCache?: ResultCacheStore;
   breakerState?: BreakerStateStore;
+  /**
+   * How often an idle streamable-HTTP upstream is pinged, in ms, each wait jittered by ±25%
+   * (default 2000; 0 turns probes off). An upstream that answered a call within the interval is
+   * not probed.
+   */
+  probeIntervalMs?: number;
+}
+
+/** What the calls and probes of this process last saw of an HTTP upstream. */
+interface Liveness {
+  down: boolean;
+  reason?: string;
+  /** When a call or probe last went to it (ms since the epoch). */
+  lastUsed: number;
 }
 
 const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -155,6 +169,10 @@ export class CallPipeline {
   private index: Map<string, ToolEntry> | undefined;
   /** Per tool index (rebuilt with it): entries by namespaced name, for aliases. */
   private readonly canonicalIndex = new WeakMap<Map<string, ToolEntry>, Map<string, ToolEntry>>();
+  private readonly liveness = new Map<string, Liveness>();
+  private readonly probeIntervalMs: number;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private closed = false;
   private readonly unsubscribe: () => void;
   private readonly changeListeners = new Set<(server: string) => void>();
   private progressSeq = 0;
@@ -220,6 +238,74 @@ export class CallPipeline {
     this.breakerOptions = options.breaker;
     this.httpConfig = options.upstreams;
     this.unsubscribe = this.source.onToolsChanged(({ server }) => this.toolsChanged(server));
+    this.probeIntervalMs = options.probeIntervalMs ?? 2000;
+    if (this.probeIntervalMs > 0) this.scheduleProbe();
+  }
+
+  private scheduleProbe(): void {
+    if (this.closed) return;
+    const wait = this.probeIntervalMs * (0.75 + Math.random() * 0.5);
+    this.probeTimer = setTimeout(() => {
+      void this.probeIdle().finally(() => this.scheduleProbe());
+    }, wait);
+    this.probeTimer.unref();
+  }
+
+  /** Pings every HTTP upstream that no call reached lately (and every one marked down). */
+  private async probeIdle(): Promise<void> {
+    const now = Date.now();
+    const probes: Array<Promise<void>> = [];
+    for (const server of this.source.servers()) {
+      if (server.status === 'disabled') continue;
+      const http = this.httpUpstream(server.name);
+      if (!http) continue;
+      const live = this.liveness.get(server.name);
+      if (live && !live.down && now - live.lastUsed < this.probeIntervalMs) continue;
+      probes.push(this.probe(server.name, http, server.status));
+    }
+    await Promise.all(probes);
+  }
+
+  private async probe(server: string, http: HttpUpstream, status: string): Promise<void> {
+    try {
+      await http.request('ping', {}, { timeoutMs: Math.min(this.probeIntervalMs, 2000) });
+    } catch (error) {
+      // An error answer (say, no ping on this server) is still an answer.
+      if (error instanceof UpstreamError && error.kind !== 'protocol') {
+        this.markDown(server, error.message);
+        return;
+      }
+    }
+    if (this.closed) return;
+    this.markUp(server);
+    const breaker = this.breakers.get(server);
+    // It answers again: close the breaker now rather than after openMs and a trial call.
+    if (breaker && breaker.state !== 'closed') breaker.success();
+    if (status === 'down') await this.source.connect?.(server).catch(() => undefined);
+  }
+
+  private markUp(server: string): void {
+    this.liveness.set(server, { down: false, lastUsed: Date.now() });
+  }
+
+  private markDown(server: string, reason: string): void {
+    this.liveness.set(server, { down: true, reason, lastUsed: Date.now() });
+  }
+
+  /**
+   * An upstream as the source reports it, made `down` (with the reason) when this process's calls
+   * or probes found it unreachable, or its circuit breaker is open.
+   */
+  withLiveHealth<T extends { name: string; status: string; reason?: string }>(server: T): T {
+    if (server.status === 'disabled') return server;
+    const live = this.liveness.get(server.name);
+    const breaker = this.breakers.get(server.name);
+    if (breaker?.state === 'open') {
+      const why = live?.down ? `: ${live.reason}` : '';
+      return { ...server, status: 'down', reason: `circuit breaker open${why}` };
+    }
+    if (live?.down) return { ...server, status: 'down', reason: live.reason };
+    return server;
   }
 
   /** Called when an upstream's tool list changes: the index is rebuilt and its cached results dropped. */
@@ -648,9 +734,12 @@ export class CallPipeline {
           ? await this.viaHttp(http, entry, args, context, trace)
           : await this.viaSource(entry, args, context, trace);
         breaker.success();
+        if (http) this.markUp(entry.server);
         return result;
       } catch (error) {
         const transient = isTransient(error);
+        if (error instanceof UpstreamError && error.kind === 'connection')
+          this.markDown(entry.server, error.message);
         if (transient) breaker.failure();
         else if (!(error instanceof UpstreamError)) breaker.success();
         if (!transient || attempt >= attempts || context.signal?.aborted || breaker.acquire() > 0)
@@ -848,6 +937,8 @@ export class CallPipeline {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.probeTimer);
     this.unsubscribe();
     await Promise.all([...this.http.values()].map((upstream) => upstream.close()));
     this.http.clear();

@@ -64,7 +64,12 @@ import { relayPassthrough } from './passthrough-relay.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { ResultCacheStore } from './result-cache.js';
 import type { BreakerStateStore } from './breaker-store.js';
-import { upstreamHealth, type CallToolResult, type ToolSource } from './tool-source.js';
+import {
+  upstreamHealth,
+  type CallToolResult,
+  type SourceServer,
+  type ToolSource,
+} from './tool-source.js';
 
 export interface CreateForwarderOptions {
   /** The registry (`@toolwire/mcp`'s `createRegistry(...)`) or any `ToolSource`. */
@@ -129,6 +134,8 @@ export interface CreateForwarderOptions {
   allowedOrigins?: AllowedOrigins;
   /** Idle legacy sessions are dropped after this long (default 30 min). */
   sessionIdleMs?: number;
+  /** Ping idle streamable-HTTP upstreams this often, ±25% (default 2000 ms; 0 turns it off). */
+  probeIntervalMs?: number;
 }
 
 export interface Forwarder {
@@ -152,6 +159,11 @@ export interface Forwarder {
   /** Prometheus text; with a token not granted `"*"`, only its own tools and upstreams. */
   metrics(token?: AuthToken): Promise<string>;
   readonly metricsContentType: string;
+  /**
+   * The source's upstreams, each `down` with a reason as soon as a call to it failed to connect,
+   * a probe found it unreachable or its circuit breaker opened (what `/readyz` and `upstream_up` say).
+   */
+  servers(): SourceServer[];
   readonly pipeline: CallPipeline;
   /**
    * Resolves once the stores are connected (with `redis`: calls before that are limited and
@@ -257,12 +269,17 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   function updateGauges(hiddenByPolicy: number, unavailable: number): void {
     metrics.toolsHidden.labels('policy').set(hiddenByPolicy);
     metrics.toolsHidden.labels('unavailable').set(unavailable);
-    for (const server of options.source.servers()) {
+    for (const server of servers()) {
       const health = upstreamHealth(server.status);
       const value = health.state === 'healthy' ? 1 : health.state === 'degraded' ? 0.5 : 0;
       metrics.upstreamUp.labels(server.name).set(value);
       metrics.upstreamConnected.labels(server.name).set(health.connected ? 1 : 0);
     }
+  }
+
+  /** The source's upstreams with what this forwarder's calls and probes saw laid over them. */
+  function servers(): SourceServer[] {
+    return options.source.servers().map((server) => pipeline.withLiveHealth(server));
   }
 
   function exposedPromptName(server: string, name: string, route: string | undefined): string {
@@ -1042,7 +1059,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     sendJson(res, 404, { error: `Not found: ${path}` });
   }
 
-  const servers = new Set<Server>();
+  const listening = new Set<Server>();
 
   return {
     handle,
@@ -1053,6 +1070,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       return metrics.contentType;
     },
     metrics: metricsText,
+    servers,
     callTool: (name, args, context) => pipeline.call(name, args, context),
     batch: (calls, context) => runBatch(pipeline, calls, context),
     async listen({ host = '127.0.0.1', port = 0 } = {}) {
@@ -1071,14 +1089,14 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         server.once('error', reject);
         server.listen(port, host, () => resolve());
       });
-      servers.add(server);
+      listening.add(server);
       const address = server.address() as AddressInfo;
       const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       return {
         url: `http://${shown}:${address.port}`,
         server,
         close: async () => {
-          servers.delete(server);
+          listening.delete(server);
           server.closeAllConnections();
           await new Promise<void>((resolve) => server.close(() => resolve()));
         },
@@ -1095,11 +1113,11 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         for (const stream of session.streams) stream.end();
       }
       sessions.clear();
-      for (const server of servers) {
+      for (const server of listening) {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
-      servers.clear();
+      listening.clear();
       await pipeline.close();
     },
   };

@@ -53,6 +53,11 @@ export interface ToolSource {
   getClient?(serverName: string): unknown;
   onToolsChanged(listener: (event: { server: string }) => void): () => void;
   /**
+   * Optional: connect an upstream that is down now, without waiting for its backoff (the
+   * forwarder calls it when its probe finds the upstream answering again).
+   */
+  connect?(serverName: string): Promise<void>;
+  /**
    * Optional: told when an upstream's prompts or resources change, so the forwarder can pass
    * `notifications/prompts|resources/list_changed` on (`@toolwire/mcp`'s registry has it).
    */
