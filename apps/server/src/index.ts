@@ -1,7 +1,7 @@
 export { startServer, DEFAULT_PORT, DEFAULT_CONFIG_FILE, SERVER_VERSION } from './start-server.js';
 export type { StartServerOptions, RunningServer, Runtime } from './start-server.js';
 export { embeddedDefaultConfig, ensureDemoFolder, toolwireCacheDir } from './default-config.js';
-export { SessionCodec } from './session-codec.js';
-export type { SessionClaims } from './session-codec.js';
+export { SessionCodec } from '@toolwire/forwarder';
+export type { SessionClaims } from '@toolwire/forwarder';
 export { parseServerArgs, runServerCli } from './server-cli.js';
 export type { ServerArgs } from './server-cli.js';

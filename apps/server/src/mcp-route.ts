@@ -13,8 +13,7 @@ import {
   type Forwarder,
 } from '@toolwire/forwarder';
 import { HttpError, authenticate, markLongLived, readBody, sendJson } from './http-util.js';
-import type { SessionCodec, SessionClaims } from './session-codec.js';
-import { tokenFingerprint } from './session-codec.js';
+import type { SessionCodec, SessionClaims } from '@toolwire/forwarder';
 import type { SharedState } from './shared-state.js';
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
@@ -139,7 +138,7 @@ export class McpRoute {
         headers['mcp-session-id'] = ctx.codec.mint({
           protocolVersion: response.result.protocolVersion ?? '2025-11-25',
           server: server ?? null,
-          token: tokenFingerprint(token?.token),
+          token: ctx.codec.tokenFingerprint(token?.token),
         });
       }
       sendJson(res, 200, response, headers);
@@ -185,7 +184,7 @@ export class McpRoute {
       this.local.delete(id);
       throw new HttpError(404, 'Session not found', -32001);
     }
-    if (claims.token !== tokenFingerprint(token?.token)) {
+    if (claims.token !== ctx.codec.tokenFingerprint(token?.token)) {
       throw new HttpError(403, 'Forbidden: the session belongs to another token', UNAUTHORIZED);
     }
     let session = this.local.get(id);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from './logger.js';
-import { SESSION_MAX_AGE_MS } from './session-codec.js';
+import { SESSION_MAX_AGE_MS } from '@toolwire/forwarder';
 
 /**
  * State that several gateway instances must agree on beyond the forwarder's own. In memory for one

@@ -32,7 +32,7 @@ import {
 } from './http-util.js';
 import { createJsonLogger, type Logger } from './logger.js';
 import { McpRoute } from './mcp-route.js';
-import { SessionCodec } from './session-codec.js';
+import { SessionCodec } from '@toolwire/forwarder';
 import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
 
 export const SERVER_VERSION = '0.1.0';

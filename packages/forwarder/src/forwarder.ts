@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Tracer } from '@opentelemetry/api';
@@ -41,7 +40,6 @@ import {
   PARSE_ERROR,
   POLICY_REFUSED,
   RESOURCE_NOT_FOUND,
-  UNAUTHORIZED,
   type JsonRpcError,
   type JsonRpcId,
   type JsonRpcRequest,
@@ -64,6 +62,7 @@ import { relayPassthrough } from './passthrough-relay.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { ResultCacheStore } from './result-cache.js';
 import type { BreakerStateStore } from './breaker-store.js';
+import { Sessions, type ListKind, type Session } from './sessions.js';
 import {
   upstreamHealth,
   type CallToolResult,
@@ -134,6 +133,15 @@ export interface CreateForwarderOptions {
   allowedOrigins?: AllowedOrigins;
   /** Idle legacy sessions are dropped after this long (default 30 min). */
   sessionIdleMs?: number;
+  /**
+   * The sessions and subscriptions. Pass one `Sessions` to every forwarder of a process (a config
+   * reload makes a new forwarder) and to instances sharing its secret: sessions then work on all of
+   * them, and open streams outlive a reload. Default: this forwarder's own, with a random secret,
+   * closed by `close()`.
+   */
+  sessions?: Sessions;
+  /** Largest request body accepted, in bytes (default 4 MiB); a larger one is answered 413. */
+  maxBodyBytes?: number;
   /** Ping idle streamable-HTTP upstreams this often, ±25% (default 2000 ms; 0 turns it off). */
   probeIntervalMs?: number;
 }
@@ -183,16 +191,6 @@ export interface DispatchContext {
   session?: Session;
 }
 
-interface Session {
-  id: string;
-  protocolVersion: string;
-  token?: AuthToken;
-  server?: string;
-  streams: Set<ServerResponse>;
-  lastSeen: number;
-  inflight: Map<JsonRpcId, AbortController>;
-}
-
 const MAX_BODY = 4 * 1024 * 1024;
 
 class HttpFailure extends HttpError {
@@ -208,49 +206,18 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   const pipeline = new CallPipeline({ ...options, config, metrics });
   const serverInfo = options.serverInfo ?? { name: 'toolwire-forwarder', version: '0.1.0' };
   const tokens = new Map(authTokensOf(config).map((token) => [token.token, token]));
-  const sessions = new Map<string, Session>();
-  const listeners = new Set<{
-    res: ServerResponse;
-    token?: AuthToken;
-    server?: string;
-    subscriptionId?: JsonRpcId;
-  }>();
+  const ownsSessions = options.sessions === undefined;
+  const sessions = options.sessions ?? new Sessions({ idleMs: options.sessionIdleMs });
+  const maxBody = options.maxBodyBytes ?? MAX_BODY;
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
   const allowedOrigins = options.allowedOrigins ?? (allowedHosts === '*' ? '*' : []);
-  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const cacheScope = config.auth ? 'private' : 'public';
   const resourceOwners = new Map<string, string>();
   let closed = false;
 
-  const sweep = setInterval(
-    () => {
-      const cutoff = Date.now() - idleMs;
-      for (const [id, session] of sessions) {
-        if (session.lastSeen < cutoff && session.streams.size === 0 && session.inflight.size === 0)
-          sessions.delete(id);
-      }
-    },
-    Math.min(idleMs, 60_000),
-  );
-  sweep.unref();
-
   // list_changed goes to every open legacy GET stream and every modern subscription.
-  const broadcastListChanged = (kind: 'tools' | 'prompts' | 'resources', server: string): void => {
-    const message = { jsonrpc: '2.0', method: `notifications/${kind}/list_changed` };
-    const line = `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-    for (const session of sessions.values()) {
-      if (session.server !== undefined && session.server !== server) continue;
-      for (const stream of session.streams) stream.write(line);
-    }
-    for (const listener of listeners) {
-      if (listener.server !== undefined && listener.server !== server) continue;
-      const withId = {
-        ...message,
-        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': listener.subscriptionId } },
-      };
-      listener.res.write(`event: message\ndata: ${JSON.stringify(withId)}\n\n`);
-    }
-  };
+  const broadcastListChanged = (kind: ListKind, server: string): void =>
+    sessions.broadcast(kind, server);
   pipeline.onChange((server) => broadcastListChanged('tools', server));
   // Tool changes already arrive through the pipeline (which also invalidates the cache).
   const unsubscribeLists = options.source.onListChanged?.(({ server, kind }) => {
@@ -643,7 +610,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       ) {
         const id = request.params.requestId;
         if (typeof id === 'string' || typeof id === 'number')
-          context.session.inflight.get(id)?.abort();
+          sessions.cancel(context.session.id, id);
       }
       return undefined;
     }
@@ -780,7 +747,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     route: string | undefined,
   ): Promise<void> {
     const token = authenticate(req);
-    const raw = await readBody(req, MAX_BODY);
+    const raw = await readBody(req, maxBody);
     let message: unknown;
     try {
       message = JSON.parse(raw.toString('utf8'));
@@ -859,21 +826,18 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       const response = (await dispatch(message, { token, server: route, modern: false })) as {
         result?: { protocolVersion?: string };
       };
-      const session: Session = {
-        id: randomUUID(),
-        protocolVersion: response.result?.protocolVersion ?? LEGACY_PROTOCOLS[0],
-        token,
-        server: route,
-        streams: new Set(),
-        lastSeen: Date.now(),
-        inflight: new Map(),
-      };
-      sessions.set(session.id, session);
-      sendJson(res, 200, response, { 'mcp-session-id': session.id });
+      const headers: Record<string, string> = {};
+      if (response.result) {
+        headers['mcp-session-id'] = sessions.open(
+          response.result.protocolVersion ?? LEGACY_PROTOCOLS[0],
+          token,
+          route,
+        );
+      }
+      sendJson(res, 200, response, headers);
       return;
     }
-    const session = sessionFor(req, token, route);
-    session.lastSeen = Date.now();
+    const session = await sessionFor(req, token, route);
     if (!isRequest) {
       await dispatch(message, { token, server: route, session, modern: false });
       res.writeHead(202).end();
@@ -886,26 +850,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     req: IncomingMessage,
     token: AuthToken | undefined,
     route: string | undefined,
-  ): Session {
-    const id = req.headers['mcp-session-id'];
-    if (typeof id !== 'string') {
-      throw new HttpFailure(400, {
-        code: INVALID_REQUEST,
-        message:
-          'Bad Request: Mcp-Session-Id header is required (send initialize first, or use protocol 2026-07-28)',
-      });
-    }
-    const session = sessions.get(id);
-    if (!session || session.server !== route) {
-      throw new HttpFailure(404, { code: -32001, message: 'Session not found' });
-    }
-    if (session.token?.token !== token?.token) {
-      throw new HttpFailure(403, {
-        code: UNAUTHORIZED,
-        message: 'Forbidden: the session belongs to another token',
-      });
-    }
-    return session;
+  ): Promise<Session> {
+    return sessions.resolve(req.headers['mcp-session-id'], token, route);
   }
 
   /** Answers a request as JSON, upgrading to SSE if notifications arrive before the result. */
@@ -947,9 +893,14 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       'cache-control': 'no-cache',
       connection: 'keep-alive',
     });
-    const listener = { res, token, server: route, subscriptionId: id };
     // Only tool-list changes are honoured on the aggregated route; the ack says so.
-    if (toolsListChanged) listeners.add(listener);
+    if (toolsListChanged)
+      sessions.addSubscription({
+        res,
+        ...(token ? { token } : {}),
+        ...(route !== undefined ? { server: route } : {}),
+        subscriptionId: id,
+      });
     res.write(
       `event: message\ndata: ${JSON.stringify({
         jsonrpc: '2.0',
@@ -960,17 +911,15 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         },
       })}\n\n`,
     );
-    const keepAlive = setInterval(() => res.write(': keepalive\n\n'), 15_000);
-    keepAlive.unref();
-    res.on('close', () => {
-      clearInterval(keepAlive);
-      listeners.delete(listener);
-    });
   }
 
-  function serveGet(req: IncomingMessage, res: ServerResponse, route: string | undefined): void {
+  async function serveGet(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: string | undefined,
+  ): Promise<void> {
     const token = authenticate(req);
-    const session = sessionFor(req, token, route);
+    const session = await sessionFor(req, token, route);
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
@@ -978,16 +927,17 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       'mcp-session-id': session.id,
     });
     res.write(': stream open\n\n');
-    session.streams.add(res);
-    res.on('close', () => session.streams.delete(res));
+    sessions.addStream(session, res);
   }
 
-  function serveDelete(req: IncomingMessage, res: ServerResponse, route: string | undefined): void {
+  async function serveDelete(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: string | undefined,
+  ): Promise<void> {
     const token = authenticate(req);
-    const session = sessionFor(req, token, route);
-    for (const controller of session.inflight.values()) controller.abort();
-    for (const stream of session.streams) stream.end();
-    sessions.delete(session.id);
+    const session = await sessionFor(req, token, route);
+    await sessions.end(session);
     res.writeHead(200).end();
   }
 
@@ -1023,8 +973,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         }
       }
       if (req.method === 'POST') await servePost(req, res, server);
-      else if (req.method === 'GET') serveGet(req, res, server);
-      else if (req.method === 'DELETE') serveDelete(req, res, server);
+      else if (req.method === 'GET') await serveGet(req, res, server);
+      else if (req.method === 'DELETE') await serveDelete(req, res, server);
       else
         throw new HttpFailure(
           405,
@@ -1105,14 +1055,9 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     ready: (timeoutMs) => pipeline.ready(timeoutMs),
     async close() {
       closed = true;
-      clearInterval(sweep);
       unsubscribeLists?.();
-      for (const listener of listeners) listener.res.end();
-      for (const session of sessions.values()) {
-        for (const controller of session.inflight.values()) controller.abort();
-        for (const stream of session.streams) stream.end();
-      }
-      sessions.clear();
+      // Shared sessions belong to whoever passed them in (their streams outlive this forwarder).
+      if (ownsSessions) sessions.close();
       for (const server of listening) {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));

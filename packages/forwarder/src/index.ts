@@ -76,3 +76,13 @@ export {
   UPSTREAM_UNAVAILABLE,
   UPSTREAM_TIMEOUT,
 } from './json-rpc.js';
+export { Sessions } from './sessions.js';
+export type {
+  Session,
+  SessionsOptions,
+  SessionRevocations,
+  Subscription,
+  ListKind,
+} from './sessions.js';
+export { SessionCodec, SESSION_MAX_AGE_MS } from './session-codec.js';
+export type { SessionClaims } from './session-codec.js';

@@ -121,6 +121,9 @@ export class ServerConnection {
   private prior: PriorDiscovery | undefined;
   private generation = 0;
   private lastFailure: string | undefined;
+  /** A liveness check of the current client is running (after a notification channel broke). */
+  private checking: Client | undefined;
+  private readonly adopted = new WeakSet<Client>();
   /** The most recent stdio process, kept after teardown for its exit status and stderr. */
   private lastProcess: ProcessTransport | undefined;
   private readonly options: ServerConnectionOptions;
@@ -192,6 +195,8 @@ export class ServerConnection {
       await this.establish(controller.signal, timeoutMs);
       if (generation !== this.generation || this.closed) return;
       await this.listAndStore(controller.signal, timeoutMs);
+      if (generation !== this.generation || this.closed) return;
+      await this.listen(this.client!, timeoutMs);
       this.attempt = 0;
       this.lastFailure = undefined;
       this.setStatus('ok', undefined);
@@ -408,11 +413,63 @@ export class ServerConnection {
         sampling(request.params, { server: this.name, signal: ctx.mcpReq.signal }),
       );
     }
-    client.onerror = (error) =>
+    client.onerror = (error) => {
       this.options.logger.debug?.(
         `MCP server "${this.name}" transport error: ${errorMessage(error)}`,
       );
+      // Over HTTP, notifications arrive on a stream beside the requests (the 2025-era GET stream);
+      // when it breaks, find out whether the server is still there, else list_changed is lost.
+      if (this.transportKind !== 'stdio') void this.checkAlive(client, errorMessage(error));
+    };
     return client;
+  }
+
+  /**
+   * On 2026-07-28, list changes come on a `subscriptions/listen` stream. The SDK opens one after a
+   * server/discover probe, but not when connecting from a cached discovery, and never re-opens one
+   * that ended: open it here, and when it ends, check the server and open it again (or reconnect).
+   */
+  private async listen(client: Client, timeoutMs: number): Promise<void> {
+    if ((client.getNegotiatedProtocolVersion() ?? '') < '2026-07-28') return;
+    const capabilities = client.getServerCapabilities() ?? {};
+    const filter = {
+      ...(capabilities.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(capabilities.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(capabilities.resources?.listChanged ? { resourcesListChanged: true } : {}),
+    };
+    if (Object.keys(filter).length === 0) return;
+    // The one the SDK opened counts once; after it ended, open a new one.
+    let subscription = this.adopted.has(client) ? undefined : client.autoOpenedSubscription;
+    this.adopted.add(client);
+    if (!subscription) {
+      try {
+        subscription = await client.listen(filter, { timeout: timeoutMs });
+      } catch (error) {
+        this.options.logger.warn(
+          `MCP server "${this.name}": subscriptions/listen failed, tool list changes arrive only on refresh: ${errorMessage(error)}`,
+        );
+        return;
+      }
+    }
+    void subscription.closed.then((cause) => {
+      if (cause === 'remote' && this.client === client)
+        void this.checkAlive(client, 'the subscriptions/listen stream ended');
+    });
+  }
+
+  /** Pings the server after its notification channel broke: reconnects if it is gone, re-listens if not. */
+  private async checkAlive(client: Client, why: string): Promise<void> {
+    if (this.checking === client || this.client !== client || this.closed) return;
+    if (this.status !== 'ok' && this.status !== 'stale') return;
+    this.checking = client;
+    try {
+      await client.ping({ timeout: 2000 });
+      if (this.client === client) await this.listen(client, 5000);
+    } catch (error) {
+      this.handleDrop(client, `${why}; ping failed: ${errorMessage(error)}`);
+    } finally {
+      if (this.checking === client) this.checking = undefined;
+    }
   }
 
   /** Lists all tools (every page) and stores them; tools with unusable definitions are dropped with a warning. */

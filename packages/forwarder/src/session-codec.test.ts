@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { SESSION_MAX_AGE_MS, SessionCodec, tokenFingerprint } from './session-codec.js';
+import { createHash } from 'node:crypto';
+import { SESSION_MAX_AGE_MS, SessionCodec } from './session-codec.js';
 
 describe('SessionCodec', () => {
-  const claims = { protocolVersion: '2025-11-25', server: null, token: tokenFingerprint('t') };
+  const claims = { protocolVersion: '2025-11-25', server: null, token: 'fingerprint' };
 
   it('mints ids that any codec with the same secret verifies', () => {
     const secret = SessionCodec.randomSecret();
@@ -30,6 +31,16 @@ describe('SessionCodec', () => {
     const one = codec.mint(claims);
     expect(codec.mint(claims)).not.toBe(one);
     expect(Buffer.from(one.split('.')[0]!, 'base64url').toString()).not.toContain('"t"');
-    expect(tokenFingerprint(undefined)).toBe('');
+  });
+
+  it('binds a token by an HMAC under the secret, not a hash anyone can recompute', () => {
+    const one = new SessionCodec(SessionCodec.randomSecret());
+    const two = new SessionCodec(SessionCodec.randomSecret());
+    const plain = createHash('sha256').update('t').digest('base64url');
+    expect(one.tokenFingerprint('t')).not.toBe(two.tokenFingerprint('t'));
+    expect(plain.startsWith(one.tokenFingerprint('t'))).toBe(false);
+    expect(one.tokenFingerprint('t')).toBe(one.tokenFingerprint('t'));
+    expect(one.tokenFingerprint('u')).not.toBe(one.tokenFingerprint('t'));
+    expect(one.tokenFingerprint(undefined)).toBe('');
   });
 });

@@ -1,12 +1,12 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** What a legacy (2025-era) session needs, carried inside its `Mcp-Session-Id`. */
+/** What a 2025-era session needs, carried inside its `Mcp-Session-Id`. */
 export interface SessionClaims {
   /** Negotiated protocol revision. */
   protocolVersion: string;
   /** The passthrough route (`/servers/<name>/mcp`), or null for `/mcp`. */
   server: string | null;
-  /** Fingerprint of the bearer token the session was opened with ('' without auth). */
+  /** `SessionCodec.tokenFingerprint` of the bearer token the session was opened with ('' without auth). */
   token: string;
   /** Issued at, ms since the epoch. */
   issuedAt: number;
@@ -17,21 +17,25 @@ export interface SessionClaims {
 /** Sessions older than this are refused (the client re-initializes). */
 export const SESSION_MAX_AGE_MS = 24 * 60 * 60_000;
 
-export function tokenFingerprint(token: string | undefined): string {
-  return token === undefined
-    ? ''
-    : createHash('sha256').update(token).digest('base64url').slice(0, 16);
-}
-
 /**
  * Session ids that any instance holding the same secret can verify: `<claims>.<hmac>`, base64url.
- * No instance has to remember a session, so the legacy leg works behind any load balancer.
+ * No instance has to remember a session, so the session leg works behind any load balancer and
+ * across config reloads.
  */
 export class SessionCodec {
   constructor(private readonly secret: Buffer) {}
 
   static randomSecret(): Buffer {
     return randomBytes(32);
+  }
+
+  /**
+   * Binds a session to its bearer token without revealing anything about the token: an HMAC under
+   * the session secret (a plain hash would let anyone who sees the id test guesses offline).
+   */
+  tokenFingerprint(token: string | undefined): string {
+    if (token === undefined) return '';
+    return this.mac(`token\u0000${token}`).slice(0, 22);
   }
 
   mint(claims: Omit<SessionClaims, 'issuedAt' | 'nonce'>, now = Date.now()): string {
@@ -41,7 +45,7 @@ export class SessionCodec {
       nonce: randomBytes(9).toString('base64url'),
     };
     const body = Buffer.from(JSON.stringify(full)).toString('base64url');
-    return `${body}.${this.sign(body)}`;
+    return `${body}.${this.mac(`session\u0000${body}`)}`;
   }
 
   /** The claims of a valid, unexpired id; undefined for anything else. */
@@ -50,7 +54,7 @@ export class SessionCodec {
     if (dot <= 0 || id.length > 4096) return undefined;
     const body = id.slice(0, dot);
     const given = Buffer.from(id.slice(dot + 1));
-    const expected = Buffer.from(this.sign(body));
+    const expected = Buffer.from(this.mac(`session\u0000${body}`));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     let claims: SessionClaims;
     try {
@@ -63,7 +67,7 @@ export class SessionCodec {
     return claims;
   }
 
-  private sign(body: string): string {
-    return createHmac('sha256', this.secret).update(body).digest('base64url');
+  private mac(text: string): string {
+    return createHmac('sha256', this.secret).update(text).digest('base64url');
   }
 }

@@ -1,0 +1,223 @@
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { AuthToken } from '@toolwire/config';
+import { HttpError } from './http-helpers.js';
+import { UNAUTHORIZED, type JsonRpcId } from './json-rpc.js';
+import { SESSION_MAX_AGE_MS, SessionCodec } from './session-codec.js';
+
+/** A 2025-era session as this process knows it: its claims plus what runs here for it now. */
+export interface Session {
+  id: string;
+  protocolVersion: string;
+  token?: AuthToken;
+  server?: string;
+  /** Open GET streams on this instance. */
+  streams: Set<ServerResponse>;
+  lastSeen: number;
+  /** Requests running on this instance, by the client's request id. */
+  inflight: Map<JsonRpcId, AbortController>;
+}
+
+/** Where ended sessions are remembered (so a DELETEd id stays dead on every instance). */
+export interface SessionRevocations {
+  revokeSession(id: string): Promise<void>;
+  isRevoked(id: string): Promise<boolean>;
+}
+
+export interface SessionsOptions {
+  /** Signs session ids; instances that share it share sessions (default: a random secret). */
+  secret?: Buffer;
+  /** Default: remembered in this process for `SESSION_MAX_AGE_MS`. */
+  revocations?: SessionRevocations;
+  /** Per-instance bookkeeping of a session idle this long is dropped (default 30 min). */
+  idleMs?: number;
+  /** Told of a cancellation for a request not running here (it may run on another instance). */
+  publishCancel?: (sessionId: string, requestId: string | number) => void;
+  /** Told of each long-lived response (GET streams, subscriptions), e.g. so shutdown does not wait for it. */
+  onStream?: (res: ServerResponse) => void;
+}
+
+/** A 2026-07-28 `subscriptions/listen` stream. */
+export interface Subscription {
+  res: ServerResponse;
+  token?: AuthToken;
+  server?: string;
+  subscriptionId: JsonRpcId;
+}
+
+export type ListKind = 'tools' | 'prompts' | 'resources';
+
+/**
+ * The one kind of 2025-era session, and the 2026-07-28 subscriptions: ids are signed claims
+ * (`SessionCodec`), so any instance with the same secret, and any forwarder a config reload
+ * swaps in, serves any session; only open streams and running requests are per process. Pass one
+ * `Sessions` to every forwarder of a process (`createForwarder({ sessions })`) and streams outlive
+ * reloads.
+ */
+export class Sessions {
+  readonly codec: SessionCodec;
+  private readonly revocations: SessionRevocations;
+  private readonly local = new Map<string, Session>();
+  private readonly subscriptions = new Set<Subscription>();
+  private readonly idleMs: number;
+  private readonly options: SessionsOptions;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(options: SessionsOptions = {}) {
+    this.options = options;
+    this.codec = new SessionCodec(options.secret ?? SessionCodec.randomSecret());
+    this.revocations = options.revocations ?? memoryRevocations();
+    this.idleMs = options.idleMs ?? 30 * 60_000;
+    this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
+    this.sweeper.unref();
+  }
+
+  /** A new session id for an answered `initialize`. */
+  open(protocolVersion: string, token: AuthToken | undefined, server: string | undefined): string {
+    return this.codec.mint({
+      protocolVersion,
+      server: server ?? null,
+      token: this.codec.tokenFingerprint(token?.token),
+    });
+  }
+
+  /** The session a request names; 400 without an id, 404 for an unknown or ended one, 403 for another token's. */
+  async resolve(
+    id: string | string[] | undefined,
+    token: AuthToken | undefined,
+    server: string | undefined,
+  ): Promise<Session> {
+    if (typeof id !== 'string') {
+      throw new HttpError(
+        400,
+        'Bad Request: Mcp-Session-Id header is required (send initialize first, or use protocol 2026-07-28)',
+      );
+    }
+    const claims = this.codec.verify(id);
+    if (!claims || claims.server !== (server ?? null) || (await this.revocations.isRevoked(id))) {
+      this.local.delete(id);
+      throw new HttpError(404, 'Session not found', -32001);
+    }
+    if (claims.token !== this.codec.tokenFingerprint(token?.token)) {
+      throw new HttpError(403, 'Forbidden: the session belongs to another token', UNAUTHORIZED);
+    }
+    let session = this.local.get(id);
+    if (!session) {
+      session = {
+        id,
+        protocolVersion: claims.protocolVersion,
+        ...(token ? { token } : {}),
+        ...(server !== undefined ? { server } : {}),
+        streams: new Set(),
+        lastSeen: Date.now(),
+        inflight: new Map(),
+      };
+      this.local.set(id, session);
+    }
+    session.lastSeen = Date.now();
+    return session;
+  }
+
+  /** Keeps `res` as a GET stream of the session until it closes. */
+  addStream(session: Session, res: ServerResponse): void {
+    this.options.onStream?.(res);
+    session.streams.add(res);
+    const keepAlive = setInterval(() => res.write(': keepalive\n\n'), 15_000);
+    keepAlive.unref();
+    res.on('close', () => {
+      clearInterval(keepAlive);
+      session.streams.delete(res);
+    });
+  }
+
+  addSubscription(subscription: Subscription): void {
+    this.options.onStream?.(subscription.res);
+    this.subscriptions.add(subscription);
+    const keepAlive = setInterval(() => subscription.res.write(': keepalive\n\n'), 15_000);
+    keepAlive.unref();
+    subscription.res.on('close', () => {
+      clearInterval(keepAlive);
+      this.subscriptions.delete(subscription);
+    });
+  }
+
+  /** Aborts a request of a session; one not running here is published for the other instances. */
+  cancel(sessionId: string, requestId: string | number): void {
+    const controller = this.local.get(sessionId)?.inflight.get(requestId);
+    if (controller) controller.abort();
+    else this.options.publishCancel?.(sessionId, requestId);
+  }
+
+  /** A cancellation another instance published: abort it if it runs here. */
+  cancelHere(sessionId: string, requestId: string | number): void {
+    this.local.get(sessionId)?.inflight.get(requestId)?.abort();
+  }
+
+  /** DELETE: stops what runs here for it, and revokes the id everywhere. */
+  async end(session: Session): Promise<void> {
+    for (const controller of session.inflight.values()) controller.abort();
+    for (const stream of session.streams) stream.end();
+    this.local.delete(session.id);
+    await this.revocations.revokeSession(session.id);
+  }
+
+  /** `notifications/<kind>/list_changed` to every GET stream and subscription that covers `server`. */
+  broadcast(kind: ListKind, server?: string): void {
+    const message = { jsonrpc: '2.0', method: `notifications/${kind}/list_changed` };
+    const line = `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    for (const session of this.local.values()) {
+      if (server !== undefined && session.server !== undefined && session.server !== server)
+        continue;
+      for (const stream of session.streams) stream.write(line);
+    }
+    for (const subscription of this.subscriptions) {
+      if (
+        server !== undefined &&
+        subscription.server !== undefined &&
+        subscription.server !== server
+      )
+        continue;
+      const withId = {
+        ...message,
+        params: {
+          _meta: { 'io.modelcontextprotocol/subscriptionId': subscription.subscriptionId },
+        },
+      };
+      subscription.res.write(`event: message\ndata: ${JSON.stringify(withId)}\n\n`);
+    }
+  }
+
+  /** Shutdown: ends every stream and aborts what runs here. */
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const subscription of this.subscriptions) subscription.res.end();
+    this.subscriptions.clear();
+    for (const session of this.local.values()) {
+      for (const controller of session.inflight.values()) controller.abort();
+      for (const stream of session.streams) stream.end();
+    }
+    this.local.clear();
+  }
+
+  private sweep(): void {
+    const cutoff = Date.now() - this.idleMs;
+    for (const [id, session] of this.local) {
+      if (session.lastSeen < cutoff && session.streams.size === 0 && session.inflight.size === 0)
+        this.local.delete(id);
+    }
+  }
+}
+
+function memoryRevocations(): SessionRevocations {
+  const revoked = new Map<string, number>();
+  const digest = (id: string): string => createHash('sha256').update(id).digest('base64url');
+  return {
+    revokeSession(id) {
+      const now = Date.now();
+      for (const [key, at] of revoked) if (now - at > SESSION_MAX_AGE_MS) revoked.delete(key);
+      revoked.set(digest(id), now);
+      return Promise.resolve();
+    },
+    isRevoked: (id) => Promise.resolve(revoked.has(digest(id))),
+  };
+}
