@@ -457,16 +457,19 @@ export class ServerConnection {
     });
   }
 
-  /** Pings the server after its notification channel broke: reconnects if it is gone, re-listens if not. */
+  /**
+   * After the notification channel broke: lists the tools again (catching a change sent while it
+   * was down; `ping` does not exist on 2026-07-28) and re-listens, or reconnects when that fails.
+   */
   private async checkAlive(client: Client, why: string): Promise<void> {
     if (this.checking === client || this.client !== client || this.closed) return;
     if (this.status !== 'ok' && this.status !== 'stale') return;
     this.checking = client;
     try {
-      await client.ping({ timeout: 2000 });
+      await this.listAndStore(undefined, 2000);
       if (this.client === client) await this.listen(client, 5000);
     } catch (error) {
-      this.handleDrop(client, `${why}; ping failed: ${errorMessage(error)}`);
+      this.handleDrop(client, `${why}; tools/list failed: ${errorMessage(error)}`);
     } finally {
       if (this.checking === client) this.checking = undefined;
     }
