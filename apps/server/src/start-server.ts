@@ -10,6 +10,7 @@ import {
   type AuthToken,
   type CircuitBreakerOptions,
   type Forwarder,
+  Sessions,
   upstreamHealth,
 } from '@toolwire/forwarder';
 import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
@@ -27,12 +28,11 @@ import {
   checkJsonContentType,
   decodePathSegment,
   isLongLived,
+  markLongLived,
   sendError,
   sendJson,
 } from './http-util.js';
 import { createJsonLogger, type Logger } from './logger.js';
-import { McpRoute } from './mcp-route.js';
-import { SessionCodec } from '@toolwire/forwarder';
 import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
 
 export const SERVER_VERSION = '0.1.0';
@@ -96,7 +96,6 @@ export interface Runtime {
   /** Responses not finished yet (long-lived streams are marked with `markLongLived`). */
   active: Set<ServerResponse>;
   registryKey: string;
-  detach: () => void;
 }
 
 interface ConfigSource {
@@ -152,19 +151,25 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           .filter((name) => !LOOPBACK_HOSTS.includes(name) && name !== host.toLowerCase());
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const callLog = new CallLog(200);
-  const mcpRoute = new McpRoute();
   const shared: SharedState = initialConfig.redis
     ? createRedisState(initialConfig.redis, logger)
     : createMemoryState();
-  let codec: SessionCodec;
+  let sessions: Sessions;
   try {
-    codec = new SessionCodec(await shared.sessionSecret());
+    // One set of sessions for every forwarder a reload swaps in, signed with the secret every
+    // instance shares: a session works on any instance and its streams outlive reloads.
+    sessions = new Sessions({
+      secret: await shared.sessionSecret(),
+      revocations: shared,
+      publishCancel: (sessionId, requestId) => shared.publishCancel(sessionId, requestId),
+      onStream: markLongLived,
+    });
   } catch (error) {
     await shared.close();
     throw error;
   }
 
-  shared.onCancel((sessionId, requestId) => mcpRoute.cancel(sessionId, requestId));
+  shared.onCancel((sessionId, requestId) => sessions.cancelHere(sessionId, requestId));
 
   const audit = (entry: AuditEntry): void => {
     callLog.push(entry);
@@ -198,6 +203,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       allowedHosts,
       allowedOrigins,
       serverInfo: { name: 'toolwire-server', version: SERVER_VERSION },
+      sessions,
+      maxBodyBytes: maxBody,
       ...(options.breaker ? { breaker: options.breaker } : {}),
     });
     if (config.redis) {
@@ -209,7 +216,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         }),
       );
     }
-    const unsubscribe = forwarder.pipeline.onChange((server) => mcpRoute.toolsChanged(server));
     return {
       config,
       registry,
@@ -217,7 +223,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       tokens: new Map((config.auth?.tokens ?? []).map((t) => [t.token, t as AuthToken])),
       active: new Set(),
       registryKey,
-      detach: unsubscribe,
     };
   }
 
@@ -231,7 +236,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   async function retire(old: Runtime, reuseRegistry: boolean): Promise<void> {
     const deadline = Date.now() + (options.shutdownGraceMs ?? 10_000);
     while (inflightCalls(old) > 0 && Date.now() < deadline) await sleep(25);
-    old.detach();
     await old.forwarder.close();
     if (!reuseRegistry) await old.registry.close();
   }
@@ -262,6 +266,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           file: source.file,
           tools: runtime.forwarder.pipeline.tools().size,
         });
+        // Connected clients hear of a differing tool list at once (and of prompts and resources
+        // whenever the upstreams changed: those lists are not held here to compare).
+        if (toolListing(old) !== toolListing(runtime)) sessions.broadcast('tools');
+        if (old.registryKey !== runtime.registryKey) {
+          sessions.broadcast('prompts');
+          sessions.broadcast('resources');
+        }
         void retire(old, runtime.registry === old.registry).catch((error: Error) =>
           logger.error('closing the previous configuration failed', { error: error.message }),
         );
@@ -327,10 +338,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     }
     checkHost(req, allowedHosts, allowedOrigins);
     checkJsonContentType(req);
-    if (path === '/mcp') return mcpRoute.handle(context(current), req, res, undefined);
+    if (path === '/mcp') return current.forwarder.handleMcp(req, res);
     const passthrough = /^\/servers\/([^/]+)\/mcp$/.exec(path);
     if (passthrough) {
-      return mcpRoute.handle(context(current), req, res, decodePathSegment(passthrough[1]!));
+      return current.forwarder.handleMcp(req, res, {
+        server: decodePathSegment(passthrough[1]!),
+      });
     }
     if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(200, {
@@ -389,10 +402,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     sendJson(res, 404, { error: { message: `Not found: ${path}` } });
   }
 
-  function context(current: Runtime) {
-    return { forwarder: current.forwarder, tokens: current.tokens, shared, codec, maxBody };
-  }
-
   try {
     await new Promise<void>((resolvePromise, reject) => {
       server.once('error', reject);
@@ -402,6 +411,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       });
     });
   } catch (error) {
+    sessions.close();
     await shared.close();
     throw error;
   }
@@ -409,6 +419,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     runtime = await buildRuntime(initialConfig);
   } catch (error) {
     await new Promise<void>((r) => server.close(() => r()));
+    sessions.close();
     await shared.close();
     throw error;
   }
@@ -459,8 +470,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       const deadline = Date.now() + (options.shutdownGraceMs ?? 10_000);
       // Long-lived streams (GET, subscriptions) are not in-flight calls: they are ended below.
       while (inflightCalls(runtime) > 0 && Date.now() < deadline) await sleep(20);
-      mcpRoute.closeAll();
-      runtime.detach();
+      sessions.close();
       await runtime.forwarder.close();
       server.closeAllConnections();
       await closed;
@@ -480,6 +490,21 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       return runtime;
     },
   };
+}
+
+/** What a client of `/mcp` lists, to tell whether a reload changed it. */
+function toolListing(runtime: Runtime): string {
+  return JSON.stringify(
+    runtime.forwarder.pipeline
+      .visibleTools(undefined)
+      .tools.map(({ tool }) => [
+        tool.name,
+        tool.description,
+        tool.inputSchema,
+        tool.outputSchema,
+        tool.annotations,
+      ]),
+  );
 }
 
 function inflightCalls(runtime: Runtime): number {
