@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- tests read nested JSON-RPC answers */
 import { createHash } from 'node:crypto';
 import { fixtureStdioConfig } from '@toolwire/testing/mcp';
 import { afterEach, describe, expect, it } from 'vitest';

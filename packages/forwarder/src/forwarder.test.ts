@@ -181,6 +181,15 @@ describe('createForwarder', () => {
     expect(result.content).toEqual([{ type: 'text', text: 'modern' }]);
   });
 
+  it('names itself on 2026-07-28 where the SDKs read it (server/discover _meta serverInfo)', async () => {
+    // The official v2 SDK (serverInfoFromDiscover) and @ai-sdk/mcp both read
+    // result._meta['io.modelcontextprotocol/serverInfo'] of server/discover.
+    const { url } = await setup({ serverInfo: { name: 'gw', version: '9.9.9' } });
+    const client = await sdkClient(`${url}/mcp`, 'auto');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(client.getServerVersion()).toEqual({ name: 'gw', version: '9.9.9' });
+  });
+
   it('rewrites the tool name, the Mcp-Name header and the request id on the upstream hop', async () => {
     const { url, upstreams } = await setup();
     const response = await call(

@@ -53,6 +53,7 @@ import {
   NAME_PARAM,
   PROTOCOL_META_KEY,
   REMOVED_IN_MODERN,
+  SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOLS,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from './mcp-protocol.js';
@@ -401,6 +402,9 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         return {
           supportedVersions: SUPPORTED_PROTOCOLS,
           capabilities: capabilities(),
+          // Where 2026-07-28 clients (the official SDK, @ai-sdk/mcp) read who we are; the
+          // top-level copy is for clients written against earlier drafts.
+          _meta: { [SERVER_INFO_META_KEY]: serverInfo },
           serverInfo,
           ...(options.instructions ? { instructions: options.instructions } : {}),
         };
