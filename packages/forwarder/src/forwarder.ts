@@ -972,7 +972,15 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         }
         const http = pipeline.httpUpstream(server);
         if (http) {
-          await relayPassthrough({ req, res, server, upstream: http, pipeline, authenticate });
+          await relayPassthrough({
+            req,
+            res,
+            server,
+            upstream: http,
+            pipeline,
+            authenticate,
+            maxBody,
+          });
           return;
         }
       }

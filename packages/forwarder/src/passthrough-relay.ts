@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallPipeline } from './call-pipeline.js';
 import type { AuthToken } from '@toolwire/config';
 import type { HttpUpstream } from './http-upstream.js';
+import { readBody } from './http-helpers.js';
 import {
   INVALID_REQUEST,
   invalidIdReason,
@@ -37,6 +38,8 @@ export interface RelayOptions {
   upstream: HttpUpstream;
   pipeline: CallPipeline;
   authenticate: (req: IncomingMessage) => AuthToken | undefined;
+  /** Largest request body relayed; a larger one is answered 413 (and drained, so it is read). */
+  maxBody: number;
 }
 
 async function readAll(stream: AsyncIterable<Buffer | string>): Promise<Buffer> {
@@ -75,7 +78,7 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
   let callName: string | undefined;
   let callArgs: unknown;
   if (req.method === 'POST') {
-    body = await readAll(req);
+    body = await readBody(req, options.maxBody);
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
