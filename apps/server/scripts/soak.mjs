@@ -10,4 +10,9 @@ const result = spawnSync('vitest', ['run', 'test/differential.test.ts'], {
   env: { ...process.env, TOOLWIRE_SOAK_SEED: seed, TOOLWIRE_SOAK_SECONDS: seconds },
   shell: process.platform === 'win32',
 });
+if (result.error) {
+  console.error(
+    `soak: could not start vitest: ${result.error.message} (run it as \`pnpm test:soak\`)`,
+  );
+}
 process.exit(result.status ?? 1);
