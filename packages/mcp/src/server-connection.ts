@@ -419,7 +419,14 @@ export class ServerConnection {
       );
       // Over HTTP, notifications arrive on a stream beside the requests (the 2025-era GET stream);
       // when it breaks, find out whether the server is still there, else list_changed is lost.
-      if (this.transportKind !== 'stdio') void this.checkAlive(client, errorMessage(error));
+      // An authorization failure is not a lost server: the next request re-authorizes.
+      const auth =
+        UnauthorizedError.isInstance(error) ||
+        isOAuthFailure(error) ||
+        ((error as unknown) instanceof SdkHttpError &&
+          [401, 403].includes((error as unknown as SdkHttpError).data?.status ?? 0));
+      if (this.transportKind !== 'stdio' && !auth)
+        void this.checkAlive(client, errorMessage(error));
     };
     return client;
   }
