@@ -1,6 +1,7 @@
 import { createQuickJSExecutor } from '@toolwire/executor';
 import {
   defineTool,
+  getSchemaValidator,
   ToolExecutionError,
   type AnyTool,
   type ToolContentOutput,
@@ -269,7 +270,15 @@ try {
       type: 'text',
       text: 'Console output:\nhi\n\nReturned value:\n"New York"',
     });
-    expect(ok.structuredContent).toMatchObject({ ok: true, value: 'New York', logs: ['hi'] });
+    expect(ok.structuredContent).toEqual({
+      ok: true,
+      output: 'hi',
+      returned: 'New York',
+      logs: [{ level: 'log', message: 'hi' }],
+      toolCalls: [{ name: 'get_city', outcome: 'ok', durationMs: expect.any(Number) }],
+    });
+    const outputSchema = getSchemaValidator(executeCodeTool.outputSchema!);
+    expect(outputSchema.validate(ok.structuredContent)).toMatchObject({ success: true });
     const failed = await execute(executeCodeTool, {
       code: `await get_city();\nawait fail_always();`,
     });
@@ -278,6 +287,16 @@ try {
     expect(text).toContain('Error (tool-failed)');
     expect(text).toContain('- get_city: ok');
     expect(text).toContain('- fail_always: error');
+    expect(failed.structuredContent).toMatchObject({
+      ok: false,
+      returned: null,
+      toolCalls: [
+        { name: 'get_city', outcome: 'ok' },
+        { name: 'fail_always', outcome: 'error', error: { category: 'permissionDenied' } },
+      ],
+      error: { kind: 'tool-failed', tool: 'fail_always' },
+    });
+    expect(outputSchema.validate(failed.structuredContent)).toMatchObject({ success: true });
   });
 
   it('keeps excluded tools and direct-mode tools as direct tools, and offers "both" tools both ways', async () => {

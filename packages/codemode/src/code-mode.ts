@@ -6,6 +6,7 @@ import {
   toolFailureFromError,
   ToolwireError,
   type AnyTool,
+  type JsonSchema,
   type ToolContentOutput,
 } from '@toolwire/schema';
 import {
@@ -20,11 +21,19 @@ import {
   type ToolCallRecord,
 } from '@toolwire/executor';
 import {
+  declareSome,
   describeTools,
   generateDeclarations,
   type Declarations,
   type GenerateDeclarationsOptions,
 } from './declarations.js';
+import {
+  DEFAULT_DESCRIPTION_BUDGET_TOKENS,
+  executeCodeDescription,
+} from './execute-code-description.js';
+import { createIdentifierMap } from './identifiers.js';
+import { shortenText } from './schema-to-typescript.js';
+import { DEFAULT_SEARCH_LIMIT, ToolSearchIndex } from './tool-search.js';
 import { normalizeScript, stripTypes } from './script.js';
 import { sharedTypeChecker } from './isolated-type-checker.js';
 import { formatDiagnostics, type CodeDiagnostic } from './type-checker.js';
@@ -35,6 +44,18 @@ export type ToolMode = 'direct' | 'code' | 'both';
 export type TypecheckMode = 'off' | 'warn' | 'error';
 
 export const EXECUTE_CODE_TOOL_NAME = 'execute_code';
+
+/** One result of `search()` in the code. */
+export interface ToolSearchResult {
+  /** The tool's name (as the source lists it). */
+  name: string;
+  /** The function the code calls. */
+  identifier: string;
+  /** The description's first sentence or so (`describe()` has all of it). */
+  description: string;
+  /** Its declaration without documentation (`declare function …`). */
+  signature: string;
+}
 
 export interface CodeModeOptions {
   /** A registry (`@toolwire/mcp`), any `CodeModeToolSource`, or plain tools with `execute`. */
@@ -57,6 +78,14 @@ export interface CodeModeOptions {
   toolTimeoutMs?: number;
   /** How declarations are written (description length, depth, doc comments). */
   declarations?: GenerateDeclarationsOptions;
+  /**
+   * The most the `execute_code` description may cost (estimated tokens, default 1500): with
+   * `declarations.detail: 'auto'` it declares as many tools as fit, the rest are found with
+   * `search()` in the code. An explicit detail level declares every tool whatever it costs.
+   */
+  descriptionBudgetTokens?: number;
+  /** Tools declared in the description first, before the others (names as the source lists them). */
+  pinnedTools?: readonly string[];
   /** Name of the code tool (default `execute_code`). */
   toolName?: string;
 }
@@ -97,7 +126,12 @@ export interface CodeMode {
   readonly executeCodeTool: AnyTool;
   /** Tools reachable only directly (excluded or `direct`), and those offered both ways. */
   readonly directTools: AnyTool[];
+  /** The declarations of every code tool, as the model's code is type-checked against them. */
   readonly declarations: Declarations;
+  /** The tools the `execute_code` description declares; the others are reached through `search()`. */
+  readonly listedTools: readonly string[];
+  /** Tools matching a query, best first: what `search()` in the code returns. */
+  search(query: string, options?: { limit?: number }): ToolSearchResult[];
   /** Type-checks, strips and runs a script against the code-mode tools. */
   run(code: string, options?: RunCodeOptions): Promise<CodeRunResult>;
   /**
@@ -140,6 +174,16 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         .map((tool) => tool.name),
     );
     const declarations = generateDeclarations(codeTools, options.declarations);
+    const identifiers = createIdentifierMap(codeTools.map((tool) => tool.name));
+    const description = executeCodeDescription({
+      tools: codeTools,
+      identifiers,
+      typecheck: defaultTypecheck,
+      declarations: options.declarations ?? {},
+      pinnedTools: options.pinnedTools ?? [],
+      budgetTokens: options.descriptionBudgetTokens ?? DEFAULT_DESCRIPTION_BUDGET_TOKENS,
+      servers: source.servers?.() ?? [],
+    });
     const byName = new Map(codeTools.map((tool) => [tool.name, tool]));
     const functions: Record<string, HostFunction> = {};
     for (const binding of declarations.bindings) {
@@ -165,14 +209,49 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         throw new TypeError('describe: expected a tool name or an array of tool names');
       return describe(names as string[]);
     };
+    let index: ToolSearchIndex<SourceTool> | undefined;
+    const search = (query: string, searchOptions: { limit?: number } = {}): ToolSearchResult[] => {
+      index ??= new ToolSearchIndex(codeTools);
+      return index.search(query, searchOptions).map(({ tool }) => ({
+        name: tool.name,
+        identifier: identifiers.get(tool.name)!,
+        description: shortenText(tool.description ?? '', SEARCH_DESCRIPTION_LENGTH),
+        signature: declareSome(
+          codeTools,
+          [tool.name],
+          'signatures',
+          options.declarations ?? {},
+          identifiers,
+        ).text.trim(),
+      }));
+    };
+    // Host functions take one argument: the `search(query, options)` the code sees is a wrapper.
+    functions[SEARCH_FUNCTION] = (args) => {
+      const [query, searchOptions] = Array.isArray(args) ? args : [args];
+      if (searchOptions !== undefined && searchOptions !== null && typeof searchOptions !== 'object')
+        throw new TypeError('search: the second argument is { limit }');
+      const limit = (searchOptions as { limit?: unknown } | null)?.limit;
+      return search(query as string, {
+        limit: limit === undefined ? DEFAULT_SEARCH_LIMIT : (limit as number),
+      });
+    };
     const toolNameOf = new Map(declarations.bindings.map((b) => [b.identifier, b.toolName]));
     const executeCodeTool = createExecuteCodeTool(
       options.toolName ?? EXECUTE_CODE_TOOL_NAME,
-      executeCodeDescription(declarations, defaultTypecheck),
+      description.text,
       (code, signal) => run(code, { signal }),
     );
     const directTools = directToolsOf(source, sourceTools, directNames);
-    return { declarations, functions, toolNameOf, executeCodeTool, directTools, describe };
+    return {
+      declarations,
+      functions,
+      toolNameOf,
+      executeCodeTool,
+      directTools,
+      describe,
+      search,
+      listed: description.listed,
+    };
   };
   let state: ReturnType<typeof build> | undefined;
   const current = () => (state ??= build());
@@ -259,7 +338,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         typecheckMs,
       };
     }
-    const result = await (executor ?? defaultExecutor()).run(stripped.code, {
+    const result = await (executor ?? defaultExecutor()).run(withSearch(stripped.code), {
       functions,
       ...(options.limits || runOptions.limits
         ? { limits: { ...options.limits, ...runOptions.limits } }
@@ -267,7 +346,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       ...(runOptions.signal ? { signal: runOptions.signal } : {}),
     });
     const toolCalls = result.toolCalls
-      .filter((call) => call.name !== DESCRIBE_FUNCTION)
+      .filter((call) => call.name !== DESCRIBE_FUNCTION && call.name !== SEARCH_FUNCTION)
       .map((call) => ({ ...call, name: toolNameOf.get(call.name) ?? call.name }));
     return {
       ok: result.ok,
@@ -310,6 +389,12 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     get declarations() {
       return current().declarations;
     },
+    get listedTools() {
+      return current().listed;
+    },
+    search(query, searchOptions) {
+      return current().search(query, searchOptions);
+    },
     run,
     refresh() {
       state = undefined;
@@ -347,22 +432,117 @@ function createExecuteCodeTool(
       required: ['code'],
       additionalProperties: false,
     },
+    outputSchema: EXECUTE_CODE_OUTPUT_SCHEMA,
     execute: async (args: { code: string }, context): Promise<ToolContentOutput> => {
       const result = await run(args.code, context.signal);
       return toolContent([{ type: 'text', text: formatRunResult(result) }], {
         isError: !result.ok,
-        structuredContent: {
-          ok: result.ok,
-          ...(result.ok ? { value: result.value ?? null } : {}),
-          logs: result.logs.map((log) =>
-            log.level === 'log' ? log.message : `[${log.level}] ${log.message}`,
-          ),
-          toolCalls: result.toolCalls.map((call) => ({ name: call.name, outcome: call.outcome })),
-          ...(result.diagnostics.length > 0 ? { diagnostics: result.diagnostics } : {}),
-          ...(result.error ? { error: result.error } : {}),
-        },
+        structuredContent: structuredRunResult(result),
       });
     },
+  };
+}
+
+/**
+ * The `outputSchema` of `execute_code`: what MCP clients of the gateway get as `structuredContent`
+ * beside the text the model reads.
+ */
+export const EXECUTE_CODE_OUTPUT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean', description: 'Whether the code ran to the end' },
+    output: {
+      type: 'string',
+      description: 'The console output, one line per console call (warn/error lines prefixed)',
+    },
+    returned: { description: 'The value the code returned (null when nothing, or when it failed)' },
+    logs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          level: { type: 'string', enum: ['log', 'info', 'warn', 'error', 'debug'] },
+          message: { type: 'string' },
+        },
+        required: ['level', 'message'],
+      },
+    },
+    toolCalls: {
+      type: 'array',
+      description: 'The tool calls the code made, in order',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          outcome: { type: 'string', enum: ['ok', 'error', 'cancelled'] },
+          durationMs: { type: 'number' },
+          error: {
+            type: 'object',
+            properties: { message: { type: 'string' }, category: { type: 'string' } },
+            required: ['message', 'category'],
+          },
+        },
+        required: ['name', 'outcome', 'durationMs'],
+      },
+    },
+    error: {
+      type: 'object',
+      description: 'Why the run failed (absent when it succeeded)',
+      properties: {
+        kind: { type: 'string' },
+        message: { type: 'string' },
+        line: { type: 'integer' },
+        column: { type: 'integer' },
+        tool: { type: 'string' },
+      },
+      required: ['kind', 'message'],
+    },
+    diagnostics: {
+      type: 'array',
+      description: 'Type errors found before running',
+      items: {
+        type: 'object',
+        properties: {
+          line: { type: 'integer' },
+          column: { type: 'integer' },
+          code: { type: 'integer' },
+          message: { type: 'string' },
+          origin: { type: 'string', enum: ['script', 'declarations'] },
+        },
+        required: ['line', 'column', 'code', 'message', 'origin'],
+      },
+    },
+  },
+  required: ['ok', 'output', 'returned', 'logs', 'toolCalls'],
+};
+
+/** A run as `execute_code`'s `structuredContent` (matches `EXECUTE_CODE_OUTPUT_SCHEMA`). */
+export function structuredRunResult(result: CodeRunResult): Record<string, unknown> {
+  return {
+    ok: result.ok,
+    output: result.logs
+      .map((log) => (log.level === 'log' || log.level === 'info' ? log.message : `[${log.level}] ${log.message}`))
+      .join('\n'),
+    returned: result.ok ? (result.value ?? null) : null,
+    logs: result.logs.map((log) => ({ level: log.level, message: log.message })),
+    toolCalls: result.toolCalls.map((call) => ({
+      name: call.name,
+      outcome: call.outcome,
+      durationMs: call.durationMs,
+      ...(call.error ? { error: { message: call.error.message, category: call.error.category } } : {}),
+    })),
+    ...(result.error ? { error: result.error } : {}),
+    ...(result.diagnostics.length > 0
+      ? {
+          diagnostics: result.diagnostics.map((d) => ({
+            line: d.line,
+            column: d.column,
+            code: d.code,
+            message: d.message,
+            origin: d.origin,
+          })),
+        }
+      : {}),
   };
 }
 
@@ -424,23 +604,21 @@ export async function runCode(
   }
 }
 
-function executeCodeDescription(declarations: Declarations, typecheck: TypecheckMode): string {
-  const lines = [
-    'Runs TypeScript calling the functions below; returns its console output and return value.',
-    'Write a function body: top-level await, `return` only what you need (JSON). All functions are async (use Promise.all for parallel calls); failed calls throw. No imports, network, files, timers.',
-  ];
-  if (typecheck === 'error')
-    lines.push(
-      'It is type-checked first: on type errors nothing runs and you get them with the expected types.',
-    );
-  else if (typecheck === 'warn') lines.push('Type errors are reported next to the output.');
-  if (declarations.detail !== 'full')
-    lines.push("`console.log(await describe('name'))` prints a tool's documented declaration.");
-  return [...lines, '```ts', declarations.text.trimEnd(), '```'].join('\n');
-}
-
 /** Name of the sandbox function returning tools' full declarations. */
 const DESCRIBE_FUNCTION = 'describe';
+/** Name of the host function behind `search(query, options)` (host functions take one argument). */
+const SEARCH_FUNCTION = '__toolwire_search';
+const SEARCH_DESCRIPTION_LENGTH = 160;
+
+/**
+ * Adds `search(query, options)` to the code as a function declaration after its last line (hoisted,
+ * so usable from the first line, and no line or column of the model's code moves). Code that
+ * declares its own `search` keeps it.
+ */
+function withSearch(code: string): string {
+  if (/\b(?:const|let|var|function|class)\s+search\b/.test(code)) return code;
+  return `${code}\nfunction search(query, options) { return tools.${SEARCH_FUNCTION}([query, options]); }`;
+}
 
 /**
  * After type errors: the full declarations of the tools called on the failing lines, so the model

@@ -99,7 +99,26 @@ export function describeTools(
   names: readonly string[],
   options: GenerateDeclarationsOptions = {},
 ): string {
-  const identifiers = createIdentifierMap(allTools.map((tool) => tool.name));
+  return declareSome(allTools, names, 'full', {
+    ...options,
+    docComments: true,
+    maxDescriptionLength: Infinity,
+    maxPropertyDescriptionLength: Infinity,
+  }).text;
+}
+
+/**
+ * Declarations of some of the tools at one detail level, with the identifiers they have among
+ * `allTools` (so a listed subset calls each tool by the same name as the whole set). `names` are
+ * tool names or identifiers; an unknown one throws a `TypeError` naming it.
+ */
+export function declareSome(
+  allTools: readonly CodeModeToolInfo[],
+  names: readonly string[],
+  detail: Exclude<DeclarationDetail, 'auto'>,
+  options: GenerateDeclarationsOptions = {},
+  identifiers: ReadonlyMap<string, string> = createIdentifierMap(allTools.map((tool) => tool.name)),
+): Declarations {
   const byKey = new Map<string, CodeModeToolInfo>();
   for (const tool of allTools) {
     byKey.set(tool.name, tool);
@@ -109,22 +128,11 @@ export function describeTools(
     const tool = byKey.get(name);
     if (tool === undefined)
       throw new TypeError(
-        `describe: no tool named ${JSON.stringify(name)}; use the function names declared in the tool description`,
+        `describe: no tool named ${JSON.stringify(name)}; use the function names declared in the tool description or found by search()`,
       );
     return tool;
   });
-  const text = declarationsAt(
-    [...new Set(chosen)],
-    'full',
-    {
-      ...options,
-      docComments: true,
-      maxDescriptionLength: Infinity,
-      maxPropertyDescriptionLength: Infinity,
-    },
-    identifiers,
-  ).text;
-  return text;
+  return declarationsAt([...new Set(chosen)], detail, options, identifiers);
 }
 
 function declarationsAt(
@@ -248,6 +256,8 @@ function declarationsAt(
     '};',
     '/** The full, documented declarations of the named tools. */',
     'declare function describe(tools: string | string[]): Promise<string>;',
+    '/** Tools whose name, description or parameters match the words of the query, best first. */',
+    'declare function search(query: string, options?: { limit?: number }): Promise<Array<{ name: string; identifier: string; description: string; signature: string }>>;',
     `declare const tools: {\n${toolsMembers}\n};`,
   ].join('\n');
   // Without doc comments a blank line between tools only costs tokens.

@@ -6,6 +6,8 @@ export {
   CodeModeClosedError,
   formatRunResult,
   EXECUTE_CODE_TOOL_NAME,
+  EXECUTE_CODE_OUTPUT_SCHEMA,
+  structuredRunResult,
 } from './code-mode.js';
 export type {
   CodeMode,
@@ -14,8 +16,12 @@ export type {
   CodeRunErrorKind,
   RunCodeOptions,
   ToolMode,
+  ToolSearchResult,
   TypecheckMode,
 } from './code-mode.js';
+export { DEFAULT_DESCRIPTION_BUDGET_TOKENS } from './execute-code-description.js';
+export { ToolSearchIndex, DEFAULT_SEARCH_LIMIT } from './tool-search.js';
+export type { SearchableTool, ToolSearchMatch, ToolSearchOptions } from './tool-search.js';
 export {
   generateDeclarations,
   describeTools,

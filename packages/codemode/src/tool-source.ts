@@ -27,6 +27,8 @@ export interface SourceTool extends CodeModeToolInfo {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: ToolAnnotations;
+  /** The MCP server the tool comes from (a registry's tools say; `native` for built-in ones). */
+  source?: string;
 }
 
 export interface SourceCallOptions {
@@ -45,6 +47,11 @@ export interface CodeModeToolSource {
   callTool(name: string, args: unknown, options?: SourceCallOptions): Promise<CallToolResultLike>;
   /** Schema-level tools for direct calls; when absent, code mode builds them from `callTool`. */
   asTools?(): AnyTool[];
+  /**
+   * The servers behind the tools, with their `instructions` when they sent some: the
+   * `execute_code` description gives one line per server (a registry's `servers()` fits).
+   */
+  servers?(): ReadonlyArray<{ name: string; instructions?: string | undefined }>;
   /** Tells code mode the tool list changed (a registry calls this when a server's tools change). */
   onToolsChanged?(listener: () => void): () => void;
 }
