@@ -79,7 +79,7 @@ export interface CodeModeOptions {
   /** How declarations are written (description length, depth, doc comments). */
   declarations?: GenerateDeclarationsOptions;
   /**
-   * The most the `execute_code` description may cost (estimated tokens, default 1500): with
+   * The most the `execute_code` description may cost (estimated tokens, default 1300): with
    * `declarations.detail: 'auto'` it declares as many tools as fit, the rest are found with
    * `search()` in the code. An explicit detail level declares every tool whatever it costs.
    */
@@ -228,7 +228,11 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     // Host functions take one argument: the `search(query, options)` the code sees is a wrapper.
     functions[SEARCH_FUNCTION] = (args) => {
       const [query, searchOptions] = Array.isArray(args) ? args : [args];
-      if (searchOptions !== undefined && searchOptions !== null && typeof searchOptions !== 'object')
+      if (
+        searchOptions !== undefined &&
+        searchOptions !== null &&
+        typeof searchOptions !== 'object'
+      )
         throw new TypeError('search: the second argument is { limit }');
       const limit = (searchOptions as { limit?: unknown } | null)?.limit;
       return search(query as string, {
@@ -521,7 +525,9 @@ export function structuredRunResult(result: CodeRunResult): Record<string, unkno
   return {
     ok: result.ok,
     output: result.logs
-      .map((log) => (log.level === 'log' || log.level === 'info' ? log.message : `[${log.level}] ${log.message}`))
+      .map((log) =>
+        log.level === 'log' || log.level === 'info' ? log.message : `[${log.level}] ${log.message}`,
+      )
       .join('\n'),
     returned: result.ok ? (result.value ?? null) : null,
     logs: result.logs.map((log) => ({ level: log.level, message: log.message })),
@@ -529,7 +535,9 @@ export function structuredRunResult(result: CodeRunResult): Record<string, unkno
       name: call.name,
       outcome: call.outcome,
       durationMs: call.durationMs,
-      ...(call.error ? { error: { message: call.error.message, category: call.error.category } } : {}),
+      ...(call.error
+        ? { error: { message: call.error.message, category: call.error.category } }
+        : {}),
     })),
     ...(result.error ? { error: result.error } : {}),
     ...(result.diagnostics.length > 0

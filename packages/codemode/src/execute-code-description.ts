@@ -7,7 +7,7 @@ import {
 import { searchTerms, type SearchableTool } from './tool-search.js';
 
 /** Default of `descriptionBudgetTokens`: the whole `execute_code` description, at any tool count. */
-export const DEFAULT_DESCRIPTION_BUDGET_TOKENS = 1500;
+export const DEFAULT_DESCRIPTION_BUDGET_TOKENS = 1300;
 
 export interface ServerSummary {
   name: string;
@@ -136,7 +136,9 @@ function inWrittenOrder(
 ): string[] {
   const set = new Set(chosen);
   const first = [...new Set(pinned.filter((name) => set.has(name)))];
-  const rest = tools.map((tool) => tool.name).filter((name) => set.has(name) && !first.includes(name));
+  const rest = tools
+    .map((tool) => tool.name)
+    .filter((name) => set.has(name) && !first.includes(name));
   return [...first, ...rest];
 }
 
@@ -170,7 +172,10 @@ function serverLines(input: ExecuteCodeDescriptionInput): string[] {
 }
 
 function firstSentence(text: string): string {
-  const line = text.split('\n').find((part) => part.trim() !== '')!.trim();
+  const line = text
+    .split('\n')
+    .find((part) => part.trim() !== '')!
+    .trim();
   const end = line.search(/[.!?](\s|$)/);
   const sentence = end === -1 ? line : line.slice(0, end);
   return sentence.length > 120 ? `${sentence.slice(0, 117).trimEnd()}…` : sentence;
@@ -182,7 +187,9 @@ function topicsOf(server: string, tools: readonly SearchableTool[]): string {
   const counts = new Map<string, { count: number; word: string; first: number }>();
   let position = 0;
   for (const tool of tools) {
-    const local = tool.name.startsWith(`${server}__`) ? tool.name.slice(server.length + 2) : tool.name;
+    const local = tool.name.startsWith(`${server}__`)
+      ? tool.name.slice(server.length + 2)
+      : tool.name;
     for (const word of local
       .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
       .toLowerCase()

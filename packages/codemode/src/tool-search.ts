@@ -141,7 +141,7 @@ const SYNONYMS = new Map<string, string>(
   (
     [
       ['delete', 'remove', 'erase', 'destroy', 'drop', 'trash'],
-      ['create', 'add', 'new', 'make', 'insert'],
+      ['create', 'add', 'new', 'make', 'insert', 'put', 'book'],
       ['get', 'fetch', 'retrieve', 'show', 'view', 'read', 'lookup'],
       ['search', 'find', 'query', 'look'],
       ['update', 'edit', 'modify', 'change', 'patch'],
@@ -155,6 +155,7 @@ const SYNONYMS = new Map<string, string>(
       ['start', 'launch', 'trigger', 'begin'],
       ['stop', 'halt', 'terminate'],
       ['cancel', 'abort'],
+      ['event', 'meeting', 'appointment'],
     ] as const
   ).flatMap((group) => group.map((word) => [stem(word), stem(group[0])] as [string, string])),
 );

@@ -1,0 +1,207 @@
+import { createQuickJSExecutor } from '@toolwire/executor';
+import { estimateTokens } from '@toolwire/schema';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateTools } from '../bench/generated-tools.js';
+import { recordingSource, runSearchTasks, searchTasks } from '../bench/search-tasks.js';
+import { createCodeMode } from './code-mode.js';
+import type { SourceTool } from './tool-source.js';
+import { searchTerms, ToolSearchIndex } from './tool-search.js';
+
+const executor = createQuickJSExecutor({ poolSize: 1 });
+afterAll(() => executor.close());
+
+const tool = (
+  name: string,
+  description: string,
+  parameters: string[] = [],
+  source?: string,
+): SourceTool => ({
+  name,
+  description,
+  inputSchema: {
+    type: 'object',
+    properties: Object.fromEntries(parameters.map((p) => [p, { type: 'string' }])),
+  },
+  ...(source !== undefined ? { source } : {}),
+});
+
+const small = [
+  tool('fs__read_text_file', 'Read the complete contents of a file as text.', ['path'], 'fs'),
+  tool('fs__move_file', 'Move or rename files and directories.', ['source', 'destination'], 'fs'),
+  tool(
+    'fs__list_directory',
+    'Get a detailed listing of all files and directories.',
+    ['path'],
+    'fs',
+  ),
+  tool(
+    'memory__delete_entities',
+    'Delete multiple entities from the knowledge graph.',
+    ['entityNames'],
+    'memory',
+  ),
+  tool(
+    'memory__create_entities',
+    'Create multiple new entities in the knowledge graph.',
+    ['entities'],
+    'memory',
+  ),
+  tool('hash', 'Compute a digest of some data.', ['data', 'algorithm']),
+];
+const names = (query: string, limit?: number) =>
+  new ToolSearchIndex(small)
+    .search(query, limit === undefined ? {} : { limit })
+    .map((match) => match.tool.name);
+
+describe('ToolSearchIndex', () => {
+  it('ranks a tool whose name matches above one whose description only mentions the word', () => {
+    expect(names('move a file')[0]).toBe('fs__move_file');
+    expect(names('read file')[0]).toBe('fs__read_text_file');
+  });
+
+  it('folds word forms and synonyms a user says for the same thing', () => {
+    expect(searchTerms('Removing Repositories')).toEqual(searchTerms('delete repo'));
+    expect(names('remove entities')[0]).toBe('memory__delete_entities');
+    expect(names('add an entity')[0]).toBe('memory__create_entities');
+    expect(names('folders')[0]).toBe('fs__list_directory');
+  });
+
+  it('finds tools by their parameter names and splits camelCase', () => {
+    expect(names('algorithm')).toEqual(['hash']);
+    expect(names('entity names')[0]).toBe('memory__delete_entities');
+  });
+
+  it('uses the server a tool comes from', () => {
+    const index = new ToolSearchIndex([
+      tool('send_message', 'Send a message to a channel.', ['text'], 'slack'),
+      tool('post_message', 'Send a message to a channel.', ['text'], 'teams'),
+    ]);
+    expect(index.search('message on teams').map((m) => m.tool.name)).toEqual([
+      'post_message',
+      'send_message',
+    ]);
+  });
+
+  it('returns at most limit results, nothing for words no tool has, and refuses bad input', () => {
+    expect(names('file', 2)).toHaveLength(2);
+    expect(names('file').length).toBeLessThanOrEqual(5);
+    expect(names('zebra quantum')).toEqual([]);
+    expect(names('the of a')).toEqual([]);
+    expect(() => names('file', 0)).toThrow(/limit must be a positive integer/);
+    expect(() => new ToolSearchIndex(small).search(3 as unknown as string)).toThrow(
+      /expected a query string/,
+    );
+  });
+
+  it('ranks the same way every time (ties keep the listed order)', () => {
+    const twins = [tool('a_copy', 'Copy a thing.'), tool('b_copy', 'Copy a thing.')];
+    expect(new ToolSearchIndex(twins).search('copy').map((m) => m.tool.name)).toEqual([
+      'a_copy',
+      'b_copy',
+    ]);
+  });
+});
+
+describe('search() in code mode', () => {
+  it('returns name, identifier, one-line description and signature, and is not a tool call', async () => {
+    const source = recordingSource([
+      ...small,
+      tool('get-weather', 'Get the weather for a city. '.repeat(20), ['city']),
+    ]);
+    const mode = createCodeMode({ source, executor });
+    try {
+      const result = await mode.run(
+        "const hits = await search('weather in a city', { limit: 1 });\nreturn hits;",
+      );
+      expect(result.error).toBeUndefined();
+      const [hit] = result.value as Array<Record<string, string>>;
+      expect(result.value).toHaveLength(1);
+      expect(hit).toMatchObject({
+        name: 'get-weather',
+        identifier: 'get_weather',
+        signature: 'declare function get_weather(input?: { city?: string }): Promise<unknown>;',
+      });
+      expect(hit!.description.length).toBeLessThan(200);
+      expect(result.toolCalls).toEqual([]);
+      expect(mode.search('weather')[0]!.identifier).toBe('get_weather');
+      // Without options: the default limit.
+      const all = await mode.run("return (await search('file')).length;");
+      expect(all.value).toBe(3);
+      const bad = await mode.run("return await search('file', { limit: -1 });", {
+        typecheck: 'off',
+      });
+      expect(bad.error!.message).toMatch(/limit must be a positive integer/);
+    } finally {
+      await mode.close();
+    }
+  });
+
+  it("keeps the code's own search when it declares one, on the lines it wrote", async () => {
+    const mode = createCodeMode({ source: recordingSource(small), executor });
+    try {
+      const result = await mode.run(
+        'const search = (q: string) => q.length;\nreturn search("abc");',
+      );
+      expect(result.value).toBe(3);
+      const thrown = await mode.run("await search('file');\nthrow new Error('here');");
+      expect(thrown.error).toMatchObject({ kind: 'runtime', line: 2 });
+    } finally {
+      await mode.close();
+    }
+  });
+});
+
+describe('the execute_code description at scale', () => {
+  it('stays within its budget at any tool count and keeps the descriptions of the tools it lists', async () => {
+    for (const count of [20, 53, 200, 500]) {
+      const tools = generateTools(count);
+      const mode = createCodeMode({ source: recordingSource(tools), executor });
+      const description = mode.executeCodeTool.description;
+      expect(estimateTokens(description)).toBeLessThanOrEqual(1300);
+      expect(mode.listedTools.length).toBeGreaterThan(0);
+      for (const name of mode.listedTools) {
+        const listed = tools.find((t) => t.name === name)!;
+        expect(description).toContain(`/** ${listed.description.slice(0, 40)}`);
+      }
+      // One line per server, and search() advertised when tools are left out.
+      expect(description).toContain('- github (');
+      if (mode.listedTools.length < count) expect(description).toContain('await search(');
+      await mode.close();
+    }
+  });
+
+  it('lists pinned tools first, then every server in turn', async () => {
+    const tools = generateTools(500);
+    const mode = createCodeMode({
+      source: recordingSource(tools),
+      executor,
+      pinnedTools: ['stripe__create_refund', 'not_a_tool'],
+    });
+    try {
+      expect(mode.listedTools[0]).toBe('stripe__create_refund');
+      const servers = new Set(mode.listedTools.map((name) => name.split('__')[0]));
+      expect(servers.size).toBe(mode.listedTools.length);
+      expect(mode.listedTools).toContain('github__list_issues');
+    } finally {
+      await mode.close();
+    }
+  });
+
+  it('lets a scripted model that knows only the task find and call the right tool for 20 of 20 tasks', async () => {
+    const source = recordingSource(generateTools(500));
+    const mode = createCodeMode({ source, executor });
+    try {
+      const outcomes = await runSearchTasks(mode);
+      const failed = outcomes
+        .filter((outcome) => !outcome.ok)
+        .map((o) => `${o.task.expected} ← ${o.called ?? o.error}`);
+      expect(failed).toEqual([]);
+      expect(outcomes).toHaveLength(searchTasks.length);
+      // Each task was one run that made exactly the one expected call, with the task's arguments.
+      expect(source.calls.map((call) => call.name)).toEqual(searchTasks.map((t) => t.expected));
+      expect(source.calls[0]!.args).toEqual(searchTasks[0]!.args);
+    } finally {
+      await mode.close();
+    }
+  });
+});
