@@ -157,6 +157,20 @@ export function createProgram(ctx: CliContext): Command {
     });
 
   code
+    .command('prompt')
+    .description('print the execute_code tool exactly as the model receives it')
+    .option(
+      '--model <id>',
+      "the model whose codeMode settings apply (default: the config's chat.model)",
+    )
+    .action(async (options: { model?: string }, command: Command) => {
+      const { json } = globals(command);
+      const { config } = loadFor(ctx, command);
+      const { codePromptCommand } = await import('./commands/code.js');
+      await codePromptCommand(ctx, config, options, json === true);
+    });
+
+  code
     .command('run')
     .description('run a TypeScript function body in the sandbox against the configured tools')
     .argument('<file>', 'the script (a .ts file), or - for standard input')

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createAgent, type AgentResult } from '@toolwire/agent';
-import { createCodeModeTools } from '@toolwire/codemode';
+import { createCodeModeTools, resolveCodeModeSettings } from '@toolwire/codemode';
 import { JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
 import { toToolResult } from '@toolwire/mcp';
 import {
@@ -229,11 +229,13 @@ export function gatewayAgent(
 ) {
   const { runtime, token } = ctx;
   const model = chatModelFromConfig(runtime.config, request.model);
-  const codeMode = runtime.config.codeMode?.enabled === true;
-  const tools = codeMode
+  // codeMode.defaults and codeMode.models[].match decide per model whether it gets execute_code.
+  const codeSettings = resolveCodeModeSettings(runtime.config.codeMode, model.modelId);
+  const tools = codeSettings.enabled
     ? createCodeModeTools({
         source: gatewayToolSource(runtime, token),
-        excludedTools: runtime.config.codeMode?.excludedTools ?? [],
+        excludedTools: codeSettings.excludedTools,
+        pinnedTools: codeSettings.pinnedTools,
         typecheck: 'warn',
       })
     : gatewayTools(runtime, token);

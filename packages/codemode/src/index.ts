@@ -52,3 +52,9 @@ export type {
   SourceCallOptions,
 } from './tool-source.js';
 export { unwrapToolResult } from './unwrap-tool-result.js';
+export { resolveCodeModeSettings } from './code-mode-settings.js';
+export type {
+  CodeModeConfigSection,
+  CodeModeSettings,
+  ResolvedCodeModeSettings,
+} from './code-mode-settings.js';

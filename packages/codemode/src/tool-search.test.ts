@@ -121,7 +121,7 @@ describe('search() in code mode', () => {
         identifier: 'get_weather',
         signature: 'declare function get_weather(input?: { city?: string }): Promise<unknown>;',
       });
-      expect(hit!.description.length).toBeLessThan(200);
+      expect(hit!.description!.length).toBeLessThan(200);
       expect(result.toolCalls).toEqual([]);
       expect(mode.search('weather')[0]!.identifier).toBe('get_weather');
       // Without options: the default limit.

@@ -220,6 +220,49 @@ export const authTokenConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+// codeMode (seed 002): the top-level keys and `defaults` apply to every model; the first `models`
+// entry whose `match` glob fits the model name overrides them (`resolveCodeModeSettings` in
+// @toolwire/codemode).
+const codeModeSettings = {
+  enabled: Type.Optional(Type.Boolean({ description: 'Give the model execute_code.' })),
+  excludedTools: Type.Optional(
+    Type.Array(Type.String(), { description: 'Tools kept as direct tools beside execute_code.' }),
+  ),
+  pinnedTools: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Tools declared first in the execute_code description.',
+    }),
+  ),
+};
+
+export const codeModeConfigSchema = Type.Object(
+  {
+    ...codeModeSettings,
+    defaults: Type.Optional(
+      Type.Object(codeModeSettings, {
+        additionalProperties: false,
+        description: 'Code mode for every model (the keys beside it mean the same).',
+      }),
+    ),
+    models: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            match: Type.String({
+              minLength: 1,
+              description: 'Glob over the model name, case-insensitive, e.g. "qwen*:3b".',
+            }),
+            ...codeModeSettings,
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'Per model: the first entry whose match fits overrides the defaults.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const toolwireConfigSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
@@ -242,15 +285,7 @@ export const toolwireConfigSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    codeMode: Type.Optional(
-      Type.Object(
-        {
-          enabled: Type.Optional(Type.Boolean()),
-          excludedTools: Type.Optional(Type.Array(Type.String())),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    codeMode: Type.Optional(codeModeConfigSchema),
     policy: Type.Optional(
       Type.Object(
         {
@@ -342,6 +377,7 @@ export type McpOAuthConfig = Static<typeof mcpOAuthConfigSchema>;
 export type NamespaceConfig = Static<typeof namespaceConfigSchema>;
 export type AuthTokenConfig = Static<typeof authTokenConfigSchema>;
 export type PathRuleConfig = Static<typeof pathRuleConfigSchema>;
+export type CodeModeConfig = Static<typeof codeModeConfigSchema>;
 export type NativeToolName = NonNullable<ToolwireConfig['nativeTools']>[number];
 export type TransportKind = 'stdio' | 'http' | 'sse';
 export type ProtocolMode = NonNullable<McpServerConfig['protocol']>;

@@ -5,6 +5,7 @@ export {
   namespaceConfigSchema,
   authTokenConfigSchema,
   pathRuleConfigSchema,
+  codeModeConfigSchema,
   configJsonSchemaDocument,
 } from './config-schema.js';
 export type {
@@ -14,6 +15,7 @@ export type {
   NamespaceConfig,
   AuthTokenConfig,
   PathRuleConfig,
+  CodeModeConfig,
   NativeToolName,
   TransportKind,
   ProtocolMode,

@@ -7,6 +7,7 @@ import {
   type AgentResult,
 } from '@toolwire/agent';
 import type { CodeMode } from '@toolwire/codemode';
+import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
 import type { Registry, ToolwireConfig } from '@toolwire/mcp';
 import {
   CancelledError,
@@ -35,9 +36,12 @@ export interface ChatFlags extends ProviderFlags {
   once?: string;
 }
 
-/** `chat --mode` default: code mode when the config enables it, else the gateway mode's choice. */
-export function defaultChatMode(config: ToolwireConfig): AgentMode {
-  if (config.codeMode?.enabled === true) return 'code';
+/**
+ * `chat --mode` default: code mode when the config enables it for this model (`codeMode.defaults`,
+ * `codeMode.models[].match`), else the gateway mode's choice.
+ */
+export function defaultChatMode(config: ToolwireConfig, model?: string): AgentMode {
+  if (resolveCodeModeSettings(config.codeMode, model).enabled) return 'code';
   return config.gateway?.mode === 'gateway' ? 'gateway' : 'direct';
 }
 
@@ -63,7 +67,8 @@ export async function chatCommand(
   // The interactive chat says before the first prompt when nothing answers at the provider's
   // address (`--once` learns it from its one request, with the same message).
   if (flags.once === undefined) await checkReachable(provider);
-  const mode = flags.mode ?? defaultChatMode(config);
+  const mode = flags.mode ?? defaultChatMode(config, provider.model);
+  const codeSettings = resolveCodeModeSettings(config.codeMode, provider.model);
   await withRegistry(ctx, config, async (registry) => {
     let codeMode: CodeMode | undefined;
     try {
@@ -72,7 +77,8 @@ export async function chatCommand(
         const { createCodeMode } = await import('@toolwire/codemode');
         codeMode = createCodeMode({
           source: registry,
-          excludedTools: config.codeMode?.excludedTools ?? [],
+          excludedTools: codeSettings.excludedTools,
+          pinnedTools: codeSettings.pinnedTools,
         });
       }
       const agent = createAgent({

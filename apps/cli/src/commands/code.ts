@@ -4,13 +4,14 @@ import type { Readable } from 'node:stream';
 import {
   createCodeMode,
   formatDiagnostics,
+  resolveCodeModeSettings,
   runCode,
   sharedTypeChecker,
   type CodeRunResult,
   type TypecheckMode,
 } from '@toolwire/codemode';
 import type { Registry, ToolwireConfig } from '@toolwire/mcp';
-import { ToolwireError } from '@toolwire/schema';
+import { estimateTokens, ToolwireError } from '@toolwire/schema';
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -23,6 +24,11 @@ export interface CodeRunFlags {
   maxOutputKb?: number;
   maxToolCalls?: number;
   typecheck: TypecheckMode;
+}
+
+/** The code mode settings for the model `chat` would use (`--model`, else `chat.model`). */
+function settingsFor(config: ToolwireConfig, model: string | undefined) {
+  return resolveCodeModeSettings(config.codeMode, model ?? config.chat?.model);
 }
 
 /** The declarations code mode gives the model for the configured tools. */
@@ -171,9 +177,52 @@ export async function codeTypesCommand(
   config: ToolwireConfig,
   json: boolean,
 ): Promise<void> {
-  await withRegistry(ctx, config, (registry) =>
-    printCodeTypes(ctx, registry, config.codeMode?.excludedTools ?? [], json),
-  );
+  const { excludedTools } = settingsFor(config, undefined);
+  await withRegistry(ctx, config, (registry) => printCodeTypes(ctx, registry, excludedTools, json));
+}
+
+/**
+ * `toolwire code prompt`: the `execute_code` tool as the model receives it (name, description,
+ * input and output schema), built as `chat` builds it for the model; what it costs goes to stderr.
+ */
+export async function codePromptCommand(
+  ctx: CliContext,
+  config: ToolwireConfig,
+  flags: { model?: string },
+  json: boolean,
+): Promise<void> {
+  const settings = settingsFor(config, flags.model);
+  await withRegistry(ctx, config, async (registry) => {
+    const codeMode = createCodeMode({
+      source: registry,
+      excludedTools: settings.excludedTools,
+      pinnedTools: settings.pinnedTools,
+    });
+    try {
+      const tool = codeMode.executeCodeTool;
+      const prompt = {
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+      };
+      if (json) writeLine(ctx.stdout, formatJson(prompt));
+      else
+        ctx.stdout.write(
+          `${prompt.name}\n\n${prompt.description}\n\ninput schema:\n${formatJson(prompt.inputSchema)}\n` +
+            (prompt.outputSchema ? `\noutput schema:\n${formatJson(prompt.outputSchema)}\n` : ''),
+        );
+      const codeTools = codeMode.declarations.bindings.length;
+      const direct = codeMode.directTools.length;
+      ctx.stderr.write(
+        `${tool.name}: about ${estimateTokens(JSON.stringify(prompt))} tokens; declares ${codeMode.listedTools.length} of ${codeTools} tools (the rest through search())` +
+          `${direct > 0 ? `; ${direct} tool${direct === 1 ? '' : 's'} stay direct` : ''}` +
+          `${settings.enabled ? '' : '; code mode is off for this model in the config'}\n`,
+      );
+    } finally {
+      await codeMode.close();
+    }
+  });
 }
 
 /** `toolwire code run FILE`. */

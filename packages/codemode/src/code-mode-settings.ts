@@ -1,0 +1,54 @@
+import { matchesGlob } from '@toolwire/schema';
+
+/** Code mode settings for every model, or for one (the `codeMode` config keys, seed 002). */
+export interface CodeModeSettings {
+  enabled?: boolean | undefined;
+  excludedTools?: readonly string[] | undefined;
+  pinnedTools?: readonly string[] | undefined;
+}
+
+/** The `codeMode` section of `toolwire.config.json`. */
+export interface CodeModeConfigSection extends CodeModeSettings {
+  defaults?: CodeModeSettings | undefined;
+  models?: ReadonlyArray<CodeModeSettings & { match: string }> | undefined;
+}
+
+export interface ResolvedCodeModeSettings {
+  enabled: boolean;
+  excludedTools: string[];
+  pinnedTools: string[];
+  /** The `models[]` entry that applied (its `match`), if any. */
+  matched?: string;
+}
+
+/**
+ * What code mode means for one model: the top-level keys, then `defaults` over them, then the
+ * first `models` entry whose `match` (a glob over the model name, case-insensitive:
+ * `qwen*:3b`, `claude-*`) fits. So a small local model can get direct tools while a large one uses
+ * `execute_code`. Without a model name only the defaults apply.
+ */
+export function resolveCodeModeSettings(
+  config: CodeModeConfigSection | undefined,
+  model?: string,
+): ResolvedCodeModeSettings {
+  const layers: CodeModeSettings[] = [config ?? {}, config?.defaults ?? {}];
+  let matched: string | undefined;
+  if (model !== undefined) {
+    // Model names are matched case-insensitively: `claude-*` fits `Claude-Sonnet-4-5`.
+    const entry = config?.models?.find((candidate) =>
+      matchesGlob([candidate.match.toLowerCase()], model.toLowerCase()),
+    );
+    if (entry) {
+      layers.push(entry);
+      matched = entry.match;
+    }
+  }
+  const pick = <K extends keyof CodeModeSettings>(key: K): CodeModeSettings[K] =>
+    layers.reduce<CodeModeSettings[K]>((value, layer) => layer[key] ?? value, undefined);
+  return {
+    enabled: pick('enabled') ?? false,
+    excludedTools: [...(pick('excludedTools') ?? [])],
+    pinnedTools: [...(pick('pinnedTools') ?? [])],
+    ...(matched !== undefined ? { matched } : {}),
+  };
+}
