@@ -324,6 +324,53 @@ describe('toolwire chat --once', () => {
     expect(bodyText(fake.requests[1]!.body)).toContain('42');
   });
 
+  it('picks code or direct tools per model from codeMode.models, and the model can search()', async () => {
+    const file = join(sandbox.home, 'per-model.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        nativeTools: ['hash', 'time', 'calculate'],
+        codeMode: { defaults: { enabled: true }, models: [{ match: 'small-*', enabled: false }] },
+      }),
+    );
+    const code = [
+      "const [hit] = await search('evaluate an arithmetic expression', { limit: 1 });",
+      'const call = (tools as unknown as Record<string, (input: unknown) => Promise<{ result: number }>>)[hit!.identifier]!;',
+      "return { tool: hit!.name, result: (await call({ expression: '6*7' })).result };",
+    ].join('\n');
+    fake = await startFakeProvider({
+      provider: 'openai',
+      turns: [
+        { toolCalls: [{ name: 'execute_code', arguments: { code } }] },
+        { text: 'Found calculate: 42.' },
+        { text: 'Direct.' },
+      ],
+    });
+    const chat = (model: string) =>
+      run([
+        ...['--config', file, 'chat', '--provider', 'openai', '--model', model],
+        ...['--base-url', `${fake!.url}/v1`, '--api-key', 'k', '--once', 'compute'],
+      ]);
+    const big = await chat('big-1');
+    expect(big.code).toBe(0);
+    expect(big.stdout).toBe('Found calculate: 42.\n');
+    const offered = fake.requests[0]!.body.tools as Array<{
+      function: { name: string; description: string };
+    }>;
+    expect(offered.map((tool) => tool.function.name)).toEqual(['execute_code']);
+    // The tool result text, JSON-escaped inside the request body.
+    expect(bodyText(fake.requests[1]!.body)).toContain('\\"tool\\": \\"calculate\\"');
+    expect(bodyText(fake.requests[1]!.body)).toContain('\\"result\\": 42');
+    // `code prompt` shows exactly the description the model got.
+    const prompt = await run(['--config', file, 'code', 'prompt', '--model', 'big-1', '--json']);
+    expect(JSON.parse(prompt.stdout).description).toBe(offered[0]!.function.description);
+
+    const small = await chat('small-3b');
+    expect(small.code).toBe(0);
+    const direct = fake.requests[2]!.body.tools as Array<{ function: { name: string } }>;
+    expect(direct.map((tool) => tool.function.name)).toEqual(['hash', 'time', 'calculate']);
+  });
+
   it('runs the staged pipeline with --mode staged', async () => {
     fake = await startFakeProvider({
       provider: 'openai',

@@ -71,6 +71,60 @@ describe('toolwire code types (excluded tools)', () => {
   });
 });
 
+describe('toolwire code prompt', () => {
+  it('prints the execute_code tool as the model receives it, with --json', async () => {
+    const result = await run([...nativeOnly(), 'code', 'prompt', '--json']);
+    expect(result.code).toBe(0);
+    const tool = JSON.parse(result.stdout) as {
+      name: string;
+      description: string;
+      inputSchema: { required: string[] };
+      outputSchema: { required: string[] };
+    };
+    expect(Object.keys(tool)).toEqual(['name', 'description', 'inputSchema', 'outputSchema']);
+    expect(tool.name).toBe('execute_code');
+    expect(tool.description).toContain('declare function calculate(input: {');
+    expect(tool.inputSchema.required).toEqual(['code']);
+    expect(tool.outputSchema.required).toEqual(['ok', 'output', 'returned', 'logs', 'toolCalls']);
+    expect(result.stderr).toMatch(/^execute_code: about \d+ tokens; declares 3 of 3 tools/);
+  });
+
+  it('prints name, description and schemas for people, and applies the per-model settings', async () => {
+    const file = join(sandbox.home, 'per-model.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        nativeTools: ['hash', 'time', 'calculate'],
+        codeMode: {
+          defaults: { enabled: true, excludedTools: ['hash'] },
+          models: [{ match: 'small-*', enabled: false, excludedTools: ['hash', 'time'] }],
+        },
+      }),
+    );
+    const plain = await run(['--config', file, 'code', 'prompt']);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(/^execute_code\n\nRuns TypeScript/);
+    expect(plain.stdout).toContain('declare function time(');
+    expect(plain.stdout).not.toContain('declare function hash(');
+    expect(plain.stdout).toContain('input schema:\n{');
+    expect(plain.stdout).toContain('output schema:\n{');
+    expect(plain.stderr).toContain('declares 2 of 2 tools');
+    expect(plain.stderr).toContain('1 tool stay direct');
+    const small = await run(['--config', file, 'code', 'prompt', '--model', 'small-3b']);
+    expect(small.code).toBe(0);
+    expect(small.stdout).not.toContain('declare function time(');
+    expect(small.stderr).toContain('code mode is off for this model in the config');
+  });
+
+  it('says which key is wrong in a bad codeMode section', async () => {
+    const file = join(sandbox.home, 'bad.json');
+    writeFileSync(file, JSON.stringify({ codeMode: { models: [{ match: 'x', enabled: 'no' }] } }));
+    const result = await run(['--config', file, 'code', 'prompt']);
+    expect(result.code).toBe(2);
+    expect(expectOneLineError(result.stderr)).toContain('codeMode.models[0].enabled');
+  });
+});
+
 describe('toolwire code run', () => {
   it('runs a script against the tools and prints console output and the returned value', async () => {
     const file = script(
