@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   generateDeclarations,
+  resolveCodeModeSettings,
   runCode,
   type CallToolResultLike,
   type CodeModeToolSource,
@@ -103,7 +104,8 @@ export async function handleDashboardApi(
         client: token?.client ?? null,
         auth: runtime.tokens.size > 0,
         redis: ctx.shared.kind === 'redis',
-        codeMode: runtime.config.codeMode?.enabled === true,
+        codeMode: resolveCodeModeSettings(runtime.config.codeMode, runtime.config.chat?.model)
+          .enabled,
         chatModel: runtime.config.chat?.model ?? null,
       },
       servers: visibleServers(runtime, token),

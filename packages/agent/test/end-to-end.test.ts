@@ -322,6 +322,29 @@ describe.each(['openai', 'anthropic', 'ollama'] as const)('createAgent with %s',
     expect(result.steps[0]!.toolResults[0]!.isError).toBe(false);
   });
 
+  it('code: finds an MCP tool with search() and calls it in the same execute_code call, with a typed result', async () => {
+    const code = [
+      "const [hit] = await search('read the contents of a text file', { limit: 1 });",
+      'const read = (tools as unknown as Record<string, (input: unknown) => Promise<{ content: string }>>)[hit!.identifier]!;',
+      `console.log('using', hit!.name);`,
+      `return (await read({ path: ${JSON.stringify(hello)} })).content;`,
+    ].join('\n');
+    fake.push({ toolCalls: [{ name: 'execute_code', arguments: { code } }] }, { text: 'Done.' });
+    const result = await createAgent({ model, mode: 'code', tools: codeMode.tools }).run(
+      'What does hello.txt say?',
+    );
+    expect(result.text).toBe('Done.');
+    const toolResult = result.steps[0]!.toolResults[0]!;
+    expect(toolResult.isError).toBe(false);
+    expect(toolResult.structuredContent).toMatchObject({
+      ok: true,
+      output: 'using fs__read_text_file',
+      returned: 'hello from toolwire\n',
+      toolCalls: [{ name: 'fs__read_text_file', outcome: 'ok' }],
+    });
+    expect(sentResults(provider, fake.requests[1]!)[0]!.text).toContain('hello from toolwire');
+  });
+
   it('staged: selects, calls only the selected tools, executes and interprets through structured output', async () => {
     fake.push(
       structured(provider, 'tool_selection', {
