@@ -178,6 +178,31 @@ describe('POST /v1/chat/completions', () => {
     }
   });
 
+  it('decides code mode per model from codeMode.models (the request model picks it)', async () => {
+    const perModel = await startGateway({
+      nativeTools: ['calculate', 'hash'],
+      codeMode: { defaults: { enabled: true }, models: [{ match: 'small-*', enabled: false }] },
+      chat: { provider: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'k', model: 'fake-model' },
+    });
+    try {
+      fake.push({ text: 'big' }, { text: 'small' });
+      for (const model of ['big-model', 'small-3b']) {
+        const res = await fetch(`${perModel.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        expect(res.status).toBe(200);
+      }
+      const offered = fake.requests.map((request) =>
+        request.body.tools.map((t: any) => t.function.name).sort(),
+      );
+      expect(offered).toEqual([['execute_code'], ['calculate', 'hash']]);
+    } finally {
+      await perModel.close();
+    }
+  });
+
   it('says what to configure when there is no chat section', async () => {
     const bare = await startGateway({ nativeTools: ['calculate'] });
     try {
