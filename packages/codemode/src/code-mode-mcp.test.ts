@@ -52,6 +52,22 @@ function serverProcesses() {
 }
 
 describe('createCodeMode with an MCP registry', () => {
+  it('gives one line per server in the description, from its instructions when it sent some', () => {
+    const description = codeMode.executeCodeTool.description;
+    const lines = description.split('\n').filter((line) => /^- \w+ \(\d+ tools?\)/.test(line));
+    expect(lines.map((line) => line.split(' ')[1])).toEqual(['memory', 'fs', 'everything']);
+    const sent = registry.servers().filter((server) => server.instructions);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const server of sent) {
+      // The first prose line (everything's instructions open with a markdown heading).
+      const prose = server.instructions!.split('\n').find((l) => l.trim() && !l.startsWith('#'))!;
+      const first = prose.trim().split(/[.!?](\s|$)/)[0]!;
+      expect(lines.find((line) => line.startsWith(`- ${server.name} (`))).toContain(
+        first.slice(0, 40),
+      );
+    }
+  });
+
   it("declares the real servers' tools with their output types", () => {
     const text = codeMode.declarations.text;
     // Three memory tools answer with the graph and most filesystem tools with { content }: each

@@ -171,11 +171,12 @@ function serverLines(input: ExecuteCodeDescriptionInput): string[] {
   });
 }
 
+/** The first sentence of the first prose line (markdown headings skipped: `# Server Instructions`). */
 function firstSentence(text: string): string {
-  const line = text
-    .split('\n')
-    .find((part) => part.trim() !== '')!
-    .trim();
+  const lines = text.split('\n').map((part) => part.trim());
+  const line =
+    lines.find((part) => part !== '' && !part.startsWith('#')) ??
+    lines.find((part) => part !== '')!.replace(/^#+\s*/, '');
   const end = line.search(/[.!?](\s|$)/);
   const sentence = end === -1 ? line : line.slice(0, end);
   return sentence.length > 120 ? `${sentence.slice(0, 117).trimEnd()}…` : sentence;

@@ -66,6 +66,8 @@ export interface ServerInfo {
   transport: TransportKind;
   protocolVersion?: string;
   serverInfo?: { name: string; version: string };
+  /** The server's `instructions` (initialize result), when it sent some: code mode's server line. */
+  instructions?: string;
   /** How many times the server was restarted or reconnected. */
   restarts: number;
   pid?: number;
@@ -288,6 +290,7 @@ class McpRegistry implements Registry {
         transport: connection.connectedVia ?? connection.transportKind,
         ...(connection.protocolVersion ? { protocolVersion: connection.protocolVersion } : {}),
         ...(connection.serverInfo ? { serverInfo: connection.serverInfo } : {}),
+        ...(connection.instructions ? { instructions: connection.instructions } : {}),
         restarts: connection.restarts,
         ...(connection.pid !== undefined ? { pid: connection.pid } : {}),
         ...(connection.rejectedTools.length > 0 ? { rejectedTools: connection.rejectedTools } : {}),

@@ -107,6 +107,8 @@ export class ServerConnection {
   rejectedTools: Array<{ name: string; reason: string }> = [];
   protocolVersion: string | undefined;
   serverInfo: { name: string; version: string } | undefined;
+  /** The `instructions` the server sent at initialization (what it offers, how to use it). */
+  instructions: string | undefined;
   restarts = 0;
   /** Which transport actually connected (an `http` server may have fallen back to `sse`). */
   connectedVia: TransportKind | undefined;
@@ -273,6 +275,7 @@ export class ServerConnection {
         this.protocolVersion = client.getNegotiatedProtocolVersion();
         const info = client.getServerVersion();
         this.serverInfo = info ? { name: info.name, version: info.version } : undefined;
+        this.instructions = client.getInstructions() || undefined;
         const discover = (client as unknown as { _discoverResult?: unknown })._discoverResult;
         this.prior =
           this.protocolVersion && this.protocolVersion >= '2026-07-28' && discover
