@@ -34,7 +34,7 @@ import {
 import { createIdentifierMap } from './identifiers.js';
 import { shortenText } from './schema-to-typescript.js';
 import { DEFAULT_SEARCH_LIMIT, ToolSearchIndex } from './tool-search.js';
-import { normalizeScript, stripTypes } from './script.js';
+import { declaresTopLevel, normalizeScript, stripTypes } from './script.js';
 import { sharedTypeChecker } from './isolated-type-checker.js';
 import { formatDiagnostics, type CodeDiagnostic } from './type-checker.js';
 import { toolSource, type CodeModeToolSource, type SourceTool } from './tool-source.js';
@@ -342,13 +342,16 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         typecheckMs,
       };
     }
-    const result = await (executor ?? defaultExecutor()).run(withSearch(stripped.code), {
-      functions,
-      ...(options.limits || runOptions.limits
-        ? { limits: { ...options.limits, ...runOptions.limits } }
-        : {}),
-      ...(runOptions.signal ? { signal: runOptions.signal } : {}),
-    });
+    const result = await (executor ?? defaultExecutor()).run(
+      withSearch(stripped.code, script.body),
+      {
+        functions,
+        ...(options.limits || runOptions.limits
+          ? { limits: { ...options.limits, ...runOptions.limits } }
+          : {}),
+        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+      },
+    );
     const toolCalls = result.toolCalls
       .filter((call) => call.name !== DESCRIBE_FUNCTION && call.name !== SEARCH_FUNCTION)
       .map((call) => ({ ...call, name: toolNameOf.get(call.name) ?? call.name }));
@@ -621,10 +624,10 @@ const SEARCH_DESCRIPTION_LENGTH = 160;
 /**
  * Adds `search(query, options)` to the code as a function declaration after its last line (hoisted,
  * so usable from the first line, and no line or column of the model's code moves). Code that
- * declares its own `search` keeps it.
+ * declares its own `search` at the top level keeps it.
  */
-function withSearch(code: string): string {
-  if (/\b(?:const|let|var|function|class)\s+search\b/.test(code)) return code;
+function withSearch(code: string, body: string): string {
+  if (declaresTopLevel(body, 'search')) return code;
   return `${code}\nfunction search(query, options) { return tools.${SEARCH_FUNCTION}([query, options]); }`;
 }
 

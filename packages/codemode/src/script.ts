@@ -82,3 +82,28 @@ export function stripTypes(body: string): StripResult {
   const code = stripped.slice(scriptWrapperStart.length, stripped.length - scriptWrapperEnd.length);
   return { ok: unsupported.length === 0, code, unsupported };
 }
+
+/**
+ * Whether a function body declares `name` at its top level (`const`, `let`, `var` with
+ * destructuring, `function`, `class`): code mode then leaves that name to the code.
+ */
+export function declaresTopLevel(body: string, name: string): boolean {
+  const file = ts.createSourceFile(
+    'script.ts',
+    body,
+    ts.ScriptTarget.Latest,
+    false,
+    ts.ScriptKind.TS,
+  );
+  const binds = (node: ts.BindingName): boolean =>
+    ts.isIdentifier(node)
+      ? node.text === name
+      : node.elements.some((element) => !ts.isOmittedExpression(element) && binds(element.name));
+  return file.statements.some((statement) => {
+    if (ts.isVariableStatement(statement))
+      return statement.declarationList.declarations.some((declaration) => binds(declaration.name));
+    if (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement))
+      return statement.name?.text === name;
+    return false;
+  });
+}

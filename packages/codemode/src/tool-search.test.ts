@@ -143,6 +143,15 @@ describe('search() in code mode', () => {
         'const search = (q: string) => q.length;\nreturn search("abc");',
       );
       expect(result.value).toBe(3);
+      const destructured = await mode.run(
+        'const { search } = { search: (q: string) => q + "!" };\nreturn search("hi");',
+      );
+      expect(destructured.value).toBe('hi!');
+      // A `search` inside a function is a local: the sandbox's one is still there.
+      const nested = await mode.run(
+        "const f = (search: number) => search + 1;\nreturn [f(1), (await search('file')).length];",
+      );
+      expect(nested.value).toEqual([2, 3]);
       const thrown = await mode.run("await search('file');\nthrow new Error('here');");
       expect(thrown.error).toMatchObject({ kind: 'runtime', line: 2 });
     } finally {
