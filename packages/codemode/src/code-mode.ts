@@ -173,13 +173,19 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         .filter((tool) => (modes.get(tool.name) ?? 'code') !== 'code')
         .map((tool) => tool.name),
     );
-    const declarations = generateDeclarations(codeTools, options.declarations);
+    // With `auto` the code is checked against the documented declarations of every tool, and the
+    // description lists a part of that same text, so every type name it shows exists for the check.
+    const budgeted = (options.declarations?.detail ?? 'auto') === 'auto';
+    const declarations = generateDeclarations(
+      codeTools,
+      budgeted ? { ...options.declarations, detail: 'compact' } : options.declarations,
+    );
     const identifiers = createIdentifierMap(codeTools.map((tool) => tool.name));
     const description = executeCodeDescription({
       tools: codeTools,
-      identifiers,
       typecheck: defaultTypecheck,
-      declarations: options.declarations ?? {},
+      declarations,
+      budgeted,
       pinnedTools: options.pinnedTools ?? [],
       budgetTokens: options.descriptionBudgetTokens ?? DEFAULT_DESCRIPTION_BUDGET_TOKENS,
       servers: source.servers?.() ?? [],

@@ -52,6 +52,11 @@ export interface ToolBinding {
 export interface Declarations {
   /** The declarations the model reads (in the `execute_code` description, or `toolwire code types`). */
   text: string;
+  /**
+   * The declarations of some of the tools, cut from `text`: the same type names, plus the shared
+   * types and `typeof` targets they use (what the `execute_code` description lists).
+   */
+  subset(names: readonly string[]): string;
   /** Extra ambient declarations used only when type-checking (`console`, the `tools` object). */
   checkPrelude: string;
   bindings: ToolBinding[];
@@ -213,11 +218,21 @@ function declarationsAt(
     for (const shape of [input, output]) uses.set(shape.type, (uses.get(shape.type) ?? 0) + 1);
   }
   const sharedNames = new Map<string, string>();
-  const blocks: string[] = [];
+  const blocks: Array<{
+    identifier: string;
+    aliases: string[];
+    declaration: string;
+    twin?: string;
+  }> = [];
   for (const tool of converted) {
     const twin = twinOf.get(tool.identifier);
     if (twin !== undefined) {
-      blocks.push(`declare const ${tool.identifier}: typeof ${twin};`);
+      blocks.push({
+        identifier: tool.identifier,
+        aliases: [],
+        declaration: `declare const ${tool.identifier}: typeof ${twin};`,
+        twin,
+      });
       continue;
     }
     const aliases = [...tool.aliases];
@@ -236,12 +251,11 @@ function declarationsAt(
       aliases.push(`type ${name} = ${shape.type};`);
       return name;
     }) as [string, string];
-    blocks.push(
-      [
-        ...aliases,
-        `${tool.doc}declare function ${tool.identifier}(input${tool.optional ? '?' : ''}: ${input}): Promise<${output}>;`,
-      ].join('\n'),
-    );
+    blocks.push({
+      identifier: tool.identifier,
+      aliases,
+      declaration: `${tool.doc}declare function ${tool.identifier}(input${tool.optional ? '?' : ''}: ${input}): Promise<${output}>;`,
+    });
   }
   const toolsMembers = bindings
     .map((b) => `  readonly ${b.identifier}: typeof ${b.identifier};`)
@@ -262,8 +276,53 @@ function declarationsAt(
   ].join('\n');
   // Without doc comments a blank line between tools only costs tokens.
   const separator = options.docComments === false ? '\n' : '\n\n';
+  const write = (chosen: typeof blocks, extra: string[] = []) =>
+    [
+      ...(extra.length > 0 ? [extra.join('\n')] : []),
+      ...chosen.map((block) => [...block.aliases, block.declaration].join('\n')),
+    ].join(separator) + (chosen.length > 0 ? '\n' : '');
+  const byKey = new Map<string, (typeof blocks)[number]>();
+  for (const [index, binding] of bindings.entries()) {
+    byKey.set(binding.toolName, blocks[index]!);
+    byKey.set(binding.identifier, blocks[index]!);
+  }
+  const aliasLine = new Map<string, string>();
+  for (const block of blocks)
+    for (const line of block.aliases) {
+      const name = /(?:^|\n)type (\w+)/.exec(line)?.[1];
+      if (name !== undefined) aliasLine.set(name, line);
+    }
+  const subset = (names: readonly string[]): string => {
+    const chosen = new Set<(typeof blocks)[number]>();
+    for (const name of names) {
+      const block = byKey.get(name);
+      if (block === undefined) throw new TypeError(`no tool named ${JSON.stringify(name)}`);
+      chosen.add(block);
+      // A `typeof` twin needs the tool it copies (twins always point at a declared function).
+      if (block.twin !== undefined) chosen.add(byKey.get(block.twin)!);
+    }
+    const ordered = blocks.filter((block) => chosen.has(block));
+    // Named types the chosen declarations use but another tool's block defines.
+    const written = new Set(ordered.flatMap((block) => block.aliases));
+    const extra: string[] = [];
+    let pending = ordered.map((block) => [...block.aliases, block.declaration].join('\n'));
+    while (pending.length > 0) {
+      const next: string[] = [];
+      for (const text of pending)
+        for (const [word] of text.matchAll(/\b[A-Z]\w*\b/g)) {
+          const line = aliasLine.get(word);
+          if (line === undefined || written.has(line)) continue;
+          written.add(line);
+          extra.push(line);
+          next.push(line);
+        }
+      pending = next;
+    }
+    return write(ordered, extra);
+  };
   return {
-    text: blocks.join(separator) + (blocks.length > 0 ? '\n' : ''),
+    text: write(blocks),
+    subset,
     checkPrelude,
     bindings,
     detail,

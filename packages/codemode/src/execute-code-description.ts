@@ -1,9 +1,5 @@
 import { estimateTokens } from '@toolwire/schema';
-import {
-  declareSome,
-  type DeclarationDetail,
-  type GenerateDeclarationsOptions,
-} from './declarations.js';
+import type { Declarations } from './declarations.js';
 import { searchTerms, type SearchableTool } from './tool-search.js';
 
 /** Default of `descriptionBudgetTokens`: the whole `execute_code` description, at any tool count. */
@@ -17,9 +13,11 @@ export interface ServerSummary {
 
 export interface ExecuteCodeDescriptionInput {
   tools: readonly SearchableTool[];
-  identifiers: ReadonlyMap<string, string>;
   typecheck: 'off' | 'warn' | 'error';
-  declarations: GenerateDeclarationsOptions;
+  /** The declarations of every tool (what the code is checked against); listed ones are cut from it. */
+  declarations: Declarations;
+  /** `true` for `detail: 'auto'`: declare what fits the budget; else every tool. */
+  budgeted: boolean;
   /** Tool names declared first, whatever the budget leaves. */
   pinnedTools: readonly string[];
   budgetTokens: number;
@@ -42,16 +40,11 @@ export interface ExecuteCodeDescription {
  * every tool at that level, whatever it costs.
  */
 export function executeCodeDescription(input: ExecuteCodeDescriptionInput): ExecuteCodeDescription {
-  const detail = input.declarations.detail ?? 'auto';
   const names = input.tools.map((tool) => tool.name);
-  if (detail !== 'auto') {
-    const text = compose(input, names, detail, names.length);
-    return { text, listed: names };
-  }
+  if (!input.budgeted) return { text: compose(input, names, names.length), listed: names };
   const order = priorityOrder(input.tools, input.pinnedTools);
   const fits = (count: number) =>
-    estimateTokens(compose(input, order.slice(0, count), 'compact', names.length)) <=
-    input.budgetTokens;
+    estimateTokens(compose(input, order.slice(0, count), names.length)) <= input.budgetTokens;
   let count = order.length;
   if (!fits(count)) {
     // The largest prefix of the priority order that fits (the cost grows with the prefix).
@@ -65,13 +58,12 @@ export function executeCodeDescription(input: ExecuteCodeDescriptionInput): Exec
     count = low;
   }
   const listed = inWrittenOrder(order.slice(0, count), input.tools, input.pinnedTools);
-  return { text: compose(input, listed, 'compact', names.length), listed };
+  return { text: compose(input, listed, names.length), listed };
 }
 
 function compose(
   input: ExecuteCodeDescriptionInput,
   listed: readonly string[],
-  detail: Exclude<DeclarationDetail, 'auto'>,
   total: number,
 ): string {
   const lines = [
@@ -89,14 +81,12 @@ function compose(
       `${listed.length} of the ${total} tools are declared below. \`await search('what to do', { limit: 5 })\` finds any tool (best match first) as [{ name, identifier, description, signature }]; call it by its identifier, or as \`(tools as any)[hit.identifier](input)\` in the same run.`,
     );
   }
-  if (detail !== 'full')
+  if (input.declarations.detail !== 'full')
     lines.push("`console.log(await describe('name'))` prints a tool's documented declaration.");
   const servers = serverLines(input);
   if (servers.length > 0) lines.push('Servers:', ...servers);
   const declarations =
-    listed.length === 0
-      ? ''
-      : declareSome(input.tools, listed, detail, input.declarations, input.identifiers).text;
+    listed.length === total ? input.declarations.text : input.declarations.subset(listed);
   if (declarations.trim() === '') return lines.join('\n');
   return [...lines, '```ts', declarations.trimEnd(), '```'].join('\n');
 }

@@ -179,6 +179,24 @@ describe('the execute_code description at scale', () => {
     }
   });
 
+  it('shows only type names the code is checked against, so code may use them', async () => {
+    for (const count of [53, 500]) {
+      const mode = createCodeMode({ source: recordingSource(generateTools(count)), executor });
+      try {
+        const description = mode.executeCodeTool.description;
+        const names = [...description.matchAll(/^type (\w+) =/gm)].map((match) => match[1]!);
+        expect(names.length).toBeGreaterThan(0);
+        for (const name of names) expect(mode.declarations.text).toContain(`type ${name} =`);
+        const script = names.map((name, i) => `const v${i}: ${name} | undefined = undefined;`);
+        const result = await mode.run(`${script.join('\n')}\nreturn ${names.length};`);
+        expect(result.diagnostics).toEqual([]);
+        expect(result.value).toBe(names.length);
+      } finally {
+        await mode.close();
+      }
+    }
+  });
+
   it('lists pinned tools first, then every server in turn', async () => {
     const tools = generateTools(500);
     const mode = createCodeMode({
