@@ -178,7 +178,8 @@ console.log(
 console.log(
   '\n# 2. Type-check latency per script (50+ tool declarations; the first check parses the lib files)\n',
 );
-const bigDeclarations = generateDeclarations(sets[1]!.registry.listTools());
+// What code mode checks against by default: the documented declarations of every tool.
+const bigDeclarations = generateDeclarations(sets[1]!.registry.listTools(), { detail: 'compact' });
 const checker = new CodeTypeChecker();
 const scripts = [
   `const p = await memory__open_nodes({ names: ['project'] });\nconst n = await fs__read_text_file({ path: p.entities[0].observations[0] });\nreturn n.content.length;`,
@@ -199,7 +200,9 @@ for (let i = 0; i < 60; i++) {
 }
 timings.sort((a, b) => a - b);
 // The same against the 500 generated tools (code mode checks against every tool, listed or not).
-const largeDeclarations = generateDeclarations(generatedSets[1]!.source.listTools());
+const largeDeclarations = generateDeclarations(generatedSets[1]!.source.listTools(), {
+  detail: 'compact',
+});
 const largeScript = normalizeScript(
   "const [hit] = await search('refund a payment');\nreturn await stripe__create_refund({ payment_intent_id: 'pi_1' });",
 ).body;
