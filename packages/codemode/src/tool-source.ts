@@ -1,7 +1,7 @@
 import {
   createToolHandler,
   generateToolCallId,
-  isToolErrorCategory,
+  toolResultToMcp,
   type AnyTool,
   type ToolAnnotations,
   type ToolResult,
@@ -87,7 +87,7 @@ export function toolSource(tools: readonly AnyTool[]): CodeModeToolSource {
           { id: generateToolCallId(), name, arguments: args as Record<string, unknown> },
           { toolCallId: generateToolCallId(), signal: controller.signal },
         );
-        return toCallToolResult(result);
+        return toolResultToMcp(result);
       } finally {
         if (timer) clearTimeout(timer);
         options.signal?.removeEventListener('abort', onAbort);
@@ -97,34 +97,8 @@ export function toolSource(tools: readonly AnyTool[]): CodeModeToolSource {
   };
 }
 
-/** A schema ToolResult in MCP `CallToolResult` form, so one unwrapping rule serves every source. */
-export function toCallToolResult(result: ToolResult): CallToolResultLike {
-  const content: CallToolContent[] = result.content.map((part) => {
-    switch (part.type) {
-      case 'text':
-        return { type: 'text', text: part.text };
-      case 'json':
-        return { type: 'text', text: JSON.stringify(part.value) };
-      case 'image':
-        return { type: 'image', data: part.data, mimeType: part.mediaType };
-      case 'resource': {
-        const { type: _type, ...resource } = part;
-        return { type: 'resource', resource };
-      }
-    }
-  });
-  return {
-    content,
-    ...(result.structuredContent !== undefined
-      ? { structuredContent: result.structuredContent }
-      : {}),
-    ...(result.isError ? { isError: true } : {}),
-    ...(result.error ? { _meta: { 'toolwire/category': result.error.category } } : {}),
-  };
-}
-
-/** The category a failed result carries (the registry and `toolSource` put it in `_meta`). */
-export function resultCategory(result: CallToolResultLike) {
-  const category = result._meta?.['toolwire/category'];
-  return isToolErrorCategory(category) ? category : 'unknown';
-}
+/**
+ * A schema ToolResult in MCP `CallToolResult` form, so one unwrapping rule serves every source.
+ * @deprecated Use `toolResultToMcp` from `@toolwire/schema` (the one MCP result mapping).
+ */
+export const toCallToolResult: (result: ToolResult) => CallToolResultLike = toolResultToMcp;

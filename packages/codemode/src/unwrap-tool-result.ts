@@ -1,5 +1,5 @@
-import { ToolExecutionError } from '@toolwire/schema';
-import { resultCategory, type CallToolResultLike } from './tool-source.js';
+import { ToolExecutionError, mcpResultCategory } from '@toolwire/schema';
+import type { CallToolResultLike } from './tool-source.js';
 
 /**
  * What a tool call returns inside the script, from an MCP `CallToolResult`:
@@ -17,7 +17,7 @@ export function unwrapToolResult(toolName: string, result: CallToolResultLike): 
       .map((block) => block.text as string)
       .join('\n');
     throw new ToolExecutionError({
-      category: resultCategory(result),
+      category: mcpResultCategory(result),
       message:
         text.replace(/^Tool execution failed \([a-zA-Z]+\): /, '') ||
         `${toolName} reported an error`,

@@ -2,7 +2,7 @@
 import { PassThrough } from 'node:stream';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ConfigError, loadConfig } from '@toolwire/config';
-import { defineTool } from '@toolwire/schema';
+import { defineTool, toolContent } from '@toolwire/schema';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -170,6 +170,21 @@ describe('createForwarder', () => {
       arguments: { text: 'over the wire' },
     });
     expect(forwarded.content).toEqual([{ type: 'text', text: 'over the wire' }]);
+  });
+
+  it('answers a native tool that returns a URI-only resource with a valid resource_link', async () => {
+    const link = defineTool({
+      name: 'link',
+      description: 'Points at a resource without its content.',
+      inputSchema: { type: 'object' },
+      execute: () => toolContent([{ type: 'resource', uri: 'mem://notes/1' }]),
+    });
+    const { url } = await setup({ nativeTools: [link] });
+    const client = await sdkClient(`${url}/mcp`, 'auto');
+    const result = await client.callTool({ name: 'link', arguments: {} });
+    expect(result.content).toEqual([
+      { type: 'resource_link', uri: 'mem://notes/1', name: 'mem://notes/1' },
+    ]);
   });
 
   it('serves an SDK client that negotiates 2026-07-28 (server/discover, stateless)', async () => {

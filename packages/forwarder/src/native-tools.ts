@@ -1,30 +1,10 @@
 import {
   getSchemaValidator,
   isToolContentOutput,
+  toolOutputToMcp,
   type AnyTool,
-  type ToolResultPart,
 } from '@toolwire/schema';
 import type { CallToolResult } from './tool-source.js';
-
-function partToContent(part: ToolResultPart): unknown {
-  switch (part.type) {
-    case 'text':
-      return { type: 'text', text: part.text };
-    case 'json':
-      return { type: 'text', text: JSON.stringify(part.value) };
-    case 'image':
-      return { type: 'image', data: part.data, mimeType: part.mediaType };
-    case 'resource':
-      return {
-        type: 'resource',
-        resource: {
-          uri: part.uri,
-          ...(part.mimeType ? { mimeType: part.mimeType } : {}),
-          ...(part.blob !== undefined ? { blob: part.blob } : { text: part.text ?? '' }),
-        },
-      };
-  }
-}
 
 /** Runs a `@toolwire/schema` tool in process and answers with an MCP `CallToolResult`. */
 export async function runNativeTool(
@@ -43,20 +23,13 @@ export async function runNativeTool(
     };
   }
   const output: unknown = await tool.execute(args as Record<string, unknown>, context);
-  if (isToolContentOutput(output)) {
-    return {
-      content: output.parts.map(partToContent),
-      ...(output.isError ? { isError: true } : {}),
-      ...(output.structuredContent !== undefined
-        ? { structuredContent: output.structuredContent }
-        : {}),
-    };
-  }
-  const text = typeof output === 'string' ? output : JSON.stringify(output ?? null);
-  const result: CallToolResult = { content: [{ type: 'text', text }] };
-  if (tool.outputSchema && output !== null && typeof output === 'object') {
-    const checked = getSchemaValidator(tool.outputSchema).validate(output);
-    if (checked.success) result.structuredContent = output;
+  const result: CallToolResult = toolOutputToMcp(output);
+  // A plain value is structured content only where the tool declares an output schema it meets.
+  if (!isToolContentOutput(output) && result.structuredContent !== undefined) {
+    const valid =
+      tool.outputSchema !== undefined &&
+      getSchemaValidator(tool.outputSchema).validate(output).success;
+    if (!valid) delete result.structuredContent;
   }
   return result;
 }

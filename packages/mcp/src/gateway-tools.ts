@@ -1,8 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { ToolExecutionError, toolContent, type AnyTool } from '@toolwire/schema';
+import { ToolExecutionError, toolContent, toolResultFromMcp, type AnyTool } from '@toolwire/schema';
 import { assignToolNames, type NamingEntry } from './naming.js';
 import type { Registry, RegistryTool } from './registry.js';
-import { toToolResult } from './to-tool-result.js';
 
 /** The name of the cross-server search tool in gateway mode. */
 export const SEARCH_TOOL_NAME = 'search';
@@ -185,7 +184,7 @@ function serverTool(registry: GatewayRegistry, server: string, name: string): An
       const result: CallToolResult = await registry.callTool(target.name, args.arguments ?? {}, {
         signal: context.signal,
       });
-      const converted = toToolResult({ id: context.toolCallId, name: target.name }, result);
+      const converted = toolResultFromMcp({ id: context.toolCallId, name: target.name }, result);
       return toolContent(converted.content, {
         isError: converted.isError,
         ...(converted.structuredContent !== undefined

@@ -54,7 +54,8 @@ export {
   calculateTool,
 } from './native-tools.js';
 export { evaluateExpression, ExpressionError } from './calculate.js';
-export { toToolResult } from './to-tool-result.js';
+/** @deprecated Use `toolResultFromMcp` from `@toolwire/schema` (the one MCP result mapping). */
+export { toolResultFromMcp as toToolResult } from '@toolwire/schema';
 export { createGatewayTools, SEARCH_TOOL_NAME } from './gateway-tools.js';
 export { searchTools } from './search-tools.js';
 export type { ToolSearchHit } from './search-tools.js';

@@ -12,11 +12,11 @@ import {
   NoSuchToolError,
   TimeoutError,
   executeToolCalls,
+  toolResultFromMcp,
 } from '@toolwire/schema';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerUnavailableError } from './errors.js';
 import { createRegistry, type CreateRegistryOptions, type Registry } from './registry.js';
-import { toToolResult } from './to-tool-result.js';
 import { loadConfig } from '@toolwire/config';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-registry-'));
@@ -301,7 +301,7 @@ describe('createRegistry', () => {
   it('normalises results: mixed content, isError, and structured content checked against the output schema', async () => {
     const registry = registryWith({ config: { mcpServers: { fx: fixtureStdioConfig() } } });
     await registry.start();
-    const mixed = toToolResult(
+    const mixed = toolResultFromMcp(
       { id: 'c1', name: 'fx__content' },
       await registry.callTool('fx__content', {}),
     );
@@ -313,7 +313,7 @@ describe('createRegistry', () => {
     ]);
     expect(mixed.content[1]).toMatchObject({ type: 'image', mediaType: 'image/png' });
     expect(mixed.content[2]).toMatchObject({ uri: 'fixture://note.txt', text: 'embedded note' });
-    const failed = toToolResult(
+    const failed = toolResultFromMcp(
       { id: 'c2', name: 'fx__fail' },
       await registry.callTool('fx__fail', { message: 'disk full' }),
     );

@@ -6,7 +6,8 @@ import {
   TimeoutError,
   errorMessage,
   failureText,
-  isToolContentOutput,
+  toolOutputToMcp,
+  toolResultFromMcp,
   matchesGlob,
   parseToolArguments,
   toolContent,
@@ -15,7 +16,6 @@ import {
   type AnyTool,
   type JsonSchema,
   type ToolAnnotations,
-  type ToolResultPart,
 } from '@toolwire/schema';
 import {
   isServerEnabled,
@@ -36,7 +36,6 @@ import {
   type ServerStatus,
 } from './server-connection.js';
 import { searchTools, type ToolSearchHit } from './search-tools.js';
-import { toToolResult } from './to-tool-result.js';
 import { ToolCacheFile } from './tool-cache-file.js';
 
 export type ToolStatus = 'ok' | 'stale' | 'unavailable';
@@ -438,7 +437,7 @@ class McpRegistry implements Registry {
         );
       });
       const output: unknown = await Promise.race([running, interrupted]);
-      return outputToCallToolResult(output);
+      return toolOutputToMcp(output);
     } catch (error) {
       if (TimeoutError.isInstance(error) || CancelledError.isInstance(error)) throw error;
       const failure = toolFailureFromError(error);
@@ -479,7 +478,7 @@ class McpRegistry implements Registry {
           signal: context.signal,
           ...(context.onProgress ? { onProgress: context.onProgress } : {}),
         });
-        const converted = toToolResult({ id: context.toolCallId, name: tool.name }, result);
+        const converted = toolResultFromMcp({ id: context.toolCallId, name: tool.name }, result);
         return toolContent(converted.content, {
           isError: converted.isError,
           ...(converted.structuredContent !== undefined
@@ -647,59 +646,4 @@ function normaliseResult(result: CallToolResult, tool: RegistryTool): CallToolRe
     };
   }
   return normalised;
-}
-
-/** What a native tool's execute returned, in the MCP result shape. */
-function outputToCallToolResult(output: unknown): CallToolResult {
-  if (isToolContentOutput(output)) {
-    return {
-      content: output.parts.map(partToContent),
-      ...(output.isError ? { isError: true } : {}),
-      ...(output.structuredContent !== undefined
-        ? { structuredContent: output.structuredContent as Record<string, unknown> }
-        : {}),
-    };
-  }
-  if (typeof output === 'string') return { content: [{ type: 'text', text: output }] };
-  const isObject = output !== null && typeof output === 'object' && !Array.isArray(output);
-  return {
-    content: [{ type: 'text', text: JSON.stringify(output ?? null) }],
-    ...(isObject ? { structuredContent: output as Record<string, unknown> } : {}),
-  };
-}
-
-function partToContent(part: ToolResultPart): CallToolResult['content'][number] {
-  switch (part.type) {
-    case 'text':
-      return { type: 'text', text: part.text };
-    case 'json':
-      return { type: 'text', text: JSON.stringify(part.value) };
-    case 'image':
-      return { type: 'image', data: part.data, mimeType: part.mediaType };
-    case 'resource':
-      return part.text !== undefined
-        ? {
-            type: 'resource',
-            resource: {
-              uri: part.uri,
-              text: part.text,
-              ...(part.mimeType ? { mimeType: part.mimeType } : {}),
-            },
-          }
-        : part.blob !== undefined
-          ? {
-              type: 'resource',
-              resource: {
-                uri: part.uri,
-                blob: part.blob,
-                ...(part.mimeType ? { mimeType: part.mimeType } : {}),
-              },
-            }
-          : {
-              type: 'resource_link',
-              uri: part.uri,
-              name: part.uri,
-              ...(part.mimeType ? { mimeType: part.mimeType } : {}),
-            };
-  }
 }

@@ -151,3 +151,21 @@ export type {
 } from './stage-schemas.js';
 export { compileGlobs, matchesGlob } from './glob.js';
 export type { GlobMatcher } from './glob.js';
+export {
+  toolResultFromMcp,
+  toolResultToMcp,
+  toolResultPartToMcp,
+  toolOutputToMcp,
+  mcpResultCategory,
+  TOOL_ERROR_CATEGORY_META,
+} from './mcp-tool-result.js';
+export type {
+  McpCallToolResult,
+  McpCallToolResultLike,
+  McpContentBlock,
+  McpTextContent,
+  McpImageContent,
+  McpAudioContent,
+  McpEmbeddedResource,
+  McpResourceLink,
+} from './mcp-tool-result.js';
