@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { readSseEvents } from './sse.js';
 import { isRecord, JsonRpcFault, type JsonRpcId } from './json-rpc.js';
 
 export const MODERN_PROTOCOL = '2026-07-28';
@@ -370,35 +371,23 @@ export class HttpUpstream {
     id: number,
     options: UpstreamRequestOptions,
   ): Promise<unknown> {
-    let buffer = '';
-    for await (const chunk of body) {
-      buffer += chunk.toString('utf8');
-      let boundary: number;
-      while ((boundary = buffer.search(/\r?\n\r?\n/)) !== -1) {
-        const event = buffer.slice(0, boundary);
-        buffer = buffer.slice(boundary).replace(/^\r?\n\r?\n/, '');
-        const data = event
-          .split(/\r?\n/)
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).replace(/^ /, ''))
-          .join('\n');
-        if (!data) continue;
-        const message = JSON.parse(data) as UpstreamMessage;
-        if (message.method && message.id !== undefined && message.id !== null) {
-          // A server-to-client request (sampling, elicitation, roots): the aggregated route has no
-          // single client to ask, so it answers for it rather than leaving the upstream waiting.
-          void this.reply(message.id, {
-            code: -32601,
-            message: `${message.method} is not bridged by the aggregated route; connect through /servers/${this.name}/mcp`,
-          });
-          continue;
-        }
-        if (message.method) {
-          options.onNotification?.(message);
-          continue;
-        }
-        if (message.id === id) return this.settle(message);
+    for await (const { data } of readSseEvents(body)) {
+      if (!data) continue;
+      const message = JSON.parse(data) as UpstreamMessage;
+      if (message.method && message.id !== undefined && message.id !== null) {
+        // A server-to-client request (sampling, elicitation, roots): the aggregated route has no
+        // single client to ask, so it answers for it rather than leaving the upstream waiting.
+        void this.reply(message.id, {
+          code: -32601,
+          message: `${message.method} is not bridged by the aggregated route; connect through /servers/${this.name}/mcp`,
+        });
+        continue;
       }
+      if (message.method) {
+        options.onNotification?.(message);
+        continue;
+      }
+      if (message.id === id) return this.settle(message);
     }
     throw new UpstreamError(
       this.name,

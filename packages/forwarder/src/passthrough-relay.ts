@@ -11,6 +11,7 @@ import {
   POLICY_REFUSED,
 } from './json-rpc.js';
 import type { PolicyRefusal } from './policy.js';
+import { formatSseEvent, parseSseText } from './sse.js';
 
 const FORWARDED_HEADERS = [
   'content-type',
@@ -291,23 +292,15 @@ function filterList(
   if (!contentType.startsWith('text/event-stream')) {
     return JSON.stringify(filter(JSON.parse(raw)));
   }
-  return raw
-    .split(/\r?\n\r?\n/)
+  return parseSseText(raw)
     .map((event) => {
-      const lines = event.split(/\r?\n/);
-      const data = lines
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).replace(/^ /, ''))
-        .join('\n');
-      if (!data) return event;
       let parsed: unknown;
       try {
-        parsed = JSON.parse(data);
+        parsed = JSON.parse(event.data);
       } catch {
-        return event;
+        return formatSseEvent(event);
       }
-      const kept = lines.filter((l) => !l.startsWith('data:'));
-      return [...kept, `data: ${JSON.stringify(filter(parsed))}`].join('\n');
+      return formatSseEvent({ ...event, data: JSON.stringify(filter(parsed)) });
     })
-    .join('\n\n');
+    .join('');
 }
