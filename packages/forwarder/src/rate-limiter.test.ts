@@ -1,17 +1,50 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryRateLimiter, RedisRateLimiter } from './rate-limiter.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
+
+/**
+ * The cases every rate-limit store must pass, with the same answers: limits keep their meaning
+ * when a deployment moves between memory and Redis (or Redis drops and memory takes over).
+ */
+function rateLimiterCases(make: () => RateLimiter | Promise<RateLimiter>): void {
+  let limiter: RateLimiter;
+  beforeEach(async () => {
+    limiter = await make();
+  });
+  afterEach(async () => {
+    await limiter.close();
+  });
+
+  it('allows the per-minute budget, then answers how long to wait, refilling over time', async () => {
+    expect(await limiter.consume('k', 2, 0)).toBe(0);
+    expect(await limiter.consume('k', 2, 0)).toBe(0);
+    expect(await limiter.consume('k', 2, 0)).toBe(30_000);
+    expect(await limiter.consume('k', 2, 29_999)).toBe(1);
+    expect(await limiter.consume('k', 2, 30_000)).toBe(0);
+    expect(await limiter.consume('other', 2, 30_000)).toBe(0);
+  });
+
+  it('refills continuously at perMinute / 60 s, also for limits that do not divide a minute', async () => {
+    for (let i = 0; i < 7; i++) expect(await limiter.consume('k', 7, 1_000)).toBe(0);
+    expect(await limiter.consume('k', 7, 1_000)).toBe(8_572);
+    expect(await limiter.consume('k', 7, 9_572)).toBe(0);
+    expect(await limiter.consume('k', 7, 9_572)).toBeGreaterThan(0);
+  });
+
+  it('does not charge refused calls, and is full again after a quiet minute', async () => {
+    expect(await limiter.consume('k', 1, 0)).toBe(0);
+    for (let i = 0; i < 5; i++) expect(await limiter.consume('k', 1, 0)).toBe(60_000);
+    expect(await limiter.consume('k', 1, 60_000)).toBe(0);
+    for (let i = 0; i < 3; i++) expect(await limiter.consume('q', 3, 0)).toBe(0);
+    for (let i = 0; i < 3; i++) expect(await limiter.consume('q', 3, 120_000)).toBe(0);
+    expect(await limiter.consume('q', 3, 120_000)).toBe(20_000);
+  });
+}
 
 describe('MemoryRateLimiter', () => {
-  it('allows the per-minute budget, then answers how long to wait, refilling over time', () => {
-    const limiter = new MemoryRateLimiter();
-    expect(limiter.consume('k', 2, 0)).toBe(0);
-    expect(limiter.consume('k', 2, 0)).toBe(0);
-    expect(limiter.consume('k', 2, 0)).toBe(30_000);
-    expect(limiter.consume('k', 2, 30_000)).toBe(0);
-    expect(limiter.consume('other', 2, 30_000)).toBe(0);
-  });
+  rateLimiterCases(() => new MemoryRateLimiter());
 });
 
 const redisServer = spawnSync('which', ['redis-server']).status === 0;
@@ -50,6 +83,14 @@ describe.skipIf(!redisServer)('RedisRateLimiter (needs the redis-server Debian p
 
   afterAll(() => {
     redis?.kill('SIGTERM');
+  });
+
+  describe('the rate-limit cases, on Redis', () => {
+    rateLimiterCases(async () => {
+      const limiter = new RedisRateLimiter(url, { prefix: `test:${randomUUID()}:` });
+      await limiter.ready();
+      return limiter;
+    });
   });
 
   it('falls back to in-memory limits while Redis is unreachable', async () => {

@@ -2,82 +2,68 @@ import { Redis } from 'ioredis';
 
 /**
  * Counts calls against a per-minute limit. `consume` answers 0 when the call may go ahead,
- * otherwise the milliseconds until it would be allowed.
+ * otherwise the milliseconds until it would be allowed. `now` is for tests (default `Date.now()`).
  */
 export interface RateLimiter {
-  consume(key: string, perMinute: number): number | Promise<number>;
+  consume(key: string, perMinute: number, now?: number): number | Promise<number>;
   close(): Promise<void>;
 }
 
-interface Bucket {
-  tokens: number;
-  updated: number;
+/**
+ * The one rate-limit algorithm, for every store: GCRA, i.e. a token bucket whose capacity is the
+ * per-minute limit, refilled continuously. The state of a key is one number, the theoretical
+ * arrival time `tat` (ms): the bucket is full while `tat <= now`. Returns the wait (0 = allowed)
+ * and the state to store when allowed. The Redis store runs the same steps in `GCRA_LUA` below,
+ * atomically; the same test cases run against both.
+ */
+export function gcraStep(
+  stored: number | undefined,
+  perMinute: number,
+  now: number,
+): { wait: number; tat: number } {
+  const interval = 60_000 / perMinute;
+  const tat = Math.max(stored ?? now, now) + interval;
+  const allowAt = tat - 60_000;
+  if (now < allowAt) return { wait: Math.max(1, Math.ceil(allowAt - now)), tat: stored ?? now };
+  return { wait: 0, tat };
 }
 
-/**
- * Token buckets in process memory: capacity = the per-minute limit, refilled continuously.
- * Idle buckets are swept so memory stays bounded by the number of active keys.
- */
+/** `gcraStep` in Lua: KEYS[1] holds `tat`, ARGV = now, perMinute. Returns the wait in ms. */
+const GCRA_LUA = `
+local now = tonumber(ARGV[1])
+local interval = 60000 / tonumber(ARGV[2])
+local stored = tonumber(redis.call('GET', KEYS[1]) or now)
+local tat = math.max(stored, now) + interval
+local allowAt = tat - 60000
+if now < allowAt then
+  return math.max(1, math.ceil(allowAt - now))
+end
+redis.call('SET', KEYS[1], string.format('%.17g', tat), 'PX', math.ceil(tat - now))
+return 0
+`;
+
+/** GCRA state in process memory. Full buckets are swept, so memory follows the active keys. */
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly tats = new Map<string, number>();
   private lastSweep = 0;
 
   consume(key: string, perMinute: number, now = Date.now()): number {
-    const ratePerMs = perMinute / 60_000;
-    let bucket = this.buckets.get(key);
-    if (!bucket) {
-      bucket = { tokens: perMinute, updated: now };
-      this.buckets.set(key, bucket);
-    } else {
-      bucket.tokens = Math.min(perMinute, bucket.tokens + (now - bucket.updated) * ratePerMs);
-      bucket.updated = now;
-    }
+    const { wait, tat } = gcraStep(this.tats.get(key), perMinute, now);
+    if (wait === 0) this.tats.set(key, tat);
     if (now - this.lastSweep > 60_000) this.sweep(now);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return 0;
-    }
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerMs));
+    return wait;
   }
 
   private sweep(now: number): void {
     this.lastSweep = now;
-    // A bucket untouched for a minute is full again: forgetting it changes nothing.
-    for (const [key, bucket] of this.buckets) {
-      if (now - bucket.updated >= 60_000) this.buckets.delete(key);
-    }
+    // A key whose tat has passed has a full bucket: forgetting it changes nothing.
+    for (const [key, tat] of this.tats) if (tat <= now) this.tats.delete(key);
   }
 
   async close(): Promise<void> {
-    this.buckets.clear();
+    this.tats.clear();
   }
 }
-
-// Sliding-window counter over two fixed one-minute windows, atomic in Redis. Returns the wait in ms.
-const SLIDING_WINDOW = `
-local now = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-local window = 60000
-local current = math.floor(now / window)
-local ckey = KEYS[1] .. ':' .. current
-local pkey = KEYS[1] .. ':' .. (current - 1)
-local prev = tonumber(redis.call('GET', pkey) or '0')
-local cur = tonumber(redis.call('GET', ckey) or '0')
-local elapsed = (now % window) / window
-local weighted = prev * (1 - elapsed) + cur
-if weighted + 1 > limit then
-  local wait = window - (now % window)
-  if prev > 0 then
-    local needed = (weighted + 1 - limit) / prev
-    wait = math.min(wait, math.ceil(needed * window))
-  end
-  if wait < 1 then wait = 1 end
-  return wait
-end
-redis.call('INCR', ckey)
-redis.call('PEXPIRE', ckey, window * 2)
-return 0
-`;
 
 /**
  * Rate limits shared by every forwarder instance that points at the same Redis. While Redis is
@@ -104,22 +90,22 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis.connect().catch((error: Error) => {
       this.lastError = error;
     });
-    this.redis.defineCommand('toolwireRateLimit', { numberOfKeys: 1, lua: SLIDING_WINDOW });
+    this.redis.defineCommand('toolwireRateLimit', { numberOfKeys: 1, lua: GCRA_LUA });
     this.prefix = options.prefix ?? 'toolwire:rl:';
   }
 
-  async consume(key: string, perMinute: number): Promise<number> {
-    if (this.redis.status !== 'ready') return this.fallback.consume(key, perMinute);
+  async consume(key: string, perMinute: number, now = Date.now()): Promise<number> {
+    if (this.redis.status !== 'ready') return this.fallback.consume(key, perMinute, now);
     try {
       const run = (
         this.redis as unknown as {
           toolwireRateLimit(key: string, now: number, limit: number): Promise<number>;
         }
       ).toolwireRateLimit;
-      return Number(await run.call(this.redis, this.prefix + key, Date.now(), perMinute));
+      return Number(await run.call(this.redis, this.prefix + key, now, perMinute));
     } catch (error) {
       this.lastError = error as Error;
-      return this.fallback.consume(key, perMinute);
+      return this.fallback.consume(key, perMinute, now);
     }
   }
 
