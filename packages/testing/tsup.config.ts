@@ -1,7 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/providers/index.ts', 'src/mcp/index.ts', 'src/memory/index.ts'],
+  entry: [
+    'src/providers/index.ts',
+    'src/mcp/index.ts',
+    'src/memory/index.ts',
+    'src/tool-source/index.ts',
+  ],
   format: ['esm'],
   dts: true,
   clean: true,

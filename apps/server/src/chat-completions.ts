@@ -226,19 +226,27 @@ export function toolwireSummary(result: AgentResult) {
 export function gatewayAgent(
   ctx: ChatContext,
   request: Pick<ParsedRequest, 'model' | 'system' | 'temperature' | 'maxOutputTokens'>,
+  res: ServerResponse,
 ) {
   const { runtime, token } = ctx;
   const model = chatModelFromConfig(runtime.config, request.model);
   // codeMode.defaults and codeMode.models[].match decide per model whether it gets execute_code.
   const codeSettings = resolveCodeModeSettings(runtime.config.codeMode, model.modelId);
-  const tools = codeSettings.enabled
+  const codeModeTools = codeSettings.enabled
     ? createCodeModeTools({
         source: gatewayToolSource(runtime, token),
         excludedTools: codeSettings.excludedTools,
         pinnedTools: codeSettings.pinnedTools,
         typecheck: 'warn',
       })
-    : gatewayTools(runtime, token);
+    : undefined;
+  // Release the code mode (its source listener, its share of the executor) with the response.
+  res.once('close', () => {
+    codeModeTools?.close().catch((error: unknown) => {
+      ctx.logger.warn('closing code mode failed', { error: String(error) });
+    });
+  });
+  const tools = codeModeTools ?? gatewayTools(runtime, token);
   const agent = createAgent({
     model,
     tools,
@@ -259,7 +267,7 @@ export async function handleChatCompletions(
 ): Promise<void> {
   const body = await readJson(req, ctx.maxBody);
   const request = parseChatRequest(body);
-  const { model, agent } = gatewayAgent(ctx, request);
+  const { model, agent } = gatewayAgent(ctx, request, res);
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableEnded) controller.abort();

@@ -158,7 +158,7 @@ export async function handleResponses(
 ): Promise<void> {
   const body = await readJson(req, ctx.maxBody);
   const request = parseResponsesRequest(body);
-  const { model, agent } = gatewayAgent(ctx, request);
+  const { model, agent } = gatewayAgent(ctx, request, res);
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableEnded) controller.abort();

@@ -69,7 +69,7 @@ async function startRegistry(
 
 /** Tokens of a tool list as an OpenAI chat request's `tools` array (what `@toolwire/openai` sends). */
 function openAiToolTokens(
-  tools: ReadonlyArray<{ name: string; description: string; inputSchema: JsonSchema }>,
+  tools: ReadonlyArray<{ name: string; description?: string; inputSchema: JsonSchema }>,
 ): number {
   return countTokens(
     JSON.stringify(

@@ -1,6 +1,7 @@
 // A deterministic set of realistic tools (the CRUD and workflow operations of 25 SaaS and
 // infrastructure servers), for measuring code mode at a tool count no real test setup reaches.
 // The same call always gives the same tools in the same order: no randomness, no clock.
+import type { JsonSchema } from '@toolwire/schema';
 import type { SourceTool } from '../src/index.js';
 
 interface Resource {
@@ -1526,7 +1527,12 @@ function resourceTools(service: Service, resource: Resource): SourceTool[] {
       name: `${service.server}__${verb}_${noun}`,
       source: service.server,
       description,
-      inputSchema: { type: 'object', properties, required, additionalProperties: false },
+      inputSchema: {
+        type: 'object',
+        properties: properties as Record<string, JsonSchema>,
+        required,
+        additionalProperties: false,
+      },
     });
   };
   const parentProperties = Object.fromEntries(

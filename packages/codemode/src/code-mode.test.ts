@@ -8,7 +8,7 @@ import {
 } from '@toolwire/schema';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCodeMode, createCodeModeTools, runCode, type CodeModeOptions } from './code-mode.js';
-import type { CodeModeToolSource } from './tool-source.js';
+import type { CodeModeToolSource, SourceTool } from './tool-source.js';
 
 const executor = createQuickJSExecutor({ poolSize: 1 });
 afterAll(() => executor.close());
@@ -429,7 +429,7 @@ describe('createCodeMode (runtime behaviour)', () => {
 
   it('picks up a changed tool list on refresh, and by itself when the source announces changes', async () => {
     const listeners = new Set<() => void>();
-    let list = [
+    let list: SourceTool[] = [
       { name: 'first', description: 'First tool', inputSchema: { type: 'object', properties: {} } },
     ];
     const source: CodeModeToolSource = {
@@ -438,8 +438,9 @@ describe('createCodeMode (runtime behaviour)', () => {
         content: [{ type: 'text', text: JSON.stringify({ from: name }) }],
       }),
       onToolsChanged: (listener) => {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
+        const notify = () => listener({});
+        listeners.add(notify);
+        return () => listeners.delete(notify);
       },
     };
     const mode = createCodeMode({ source, executor });
@@ -474,6 +475,25 @@ describe('createCodeModeTools', () => {
         (t) => t.name,
       ),
     ).toEqual(['execute_code', 'get_city']);
+  });
+
+  it('returns a disposer: 100 tool sets made and closed leave no listener on the source', async () => {
+    const listeners = new Set<() => void>();
+    const source: CodeModeToolSource = {
+      listTools: () => [{ name: 'first', inputSchema: { type: 'object', properties: {} } }],
+      callTool: async () => ({ content: [{ type: 'text', text: 'ok' }] }),
+      onToolsChanged: (listener) => {
+        const notify = () => listener({});
+        listeners.add(notify);
+        return () => listeners.delete(notify);
+      },
+    };
+    for (let i = 0; i < 100; i++) {
+      const made = createCodeModeTools({ source, executor });
+      expect(made.map((t) => t.name)).toEqual(['execute_code']);
+      await made.close();
+    }
+    expect(listeners.size).toBe(0);
   });
 });
 

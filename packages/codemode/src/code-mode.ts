@@ -597,9 +597,17 @@ export async function closeDefaultExecutor(): Promise<void> {
   await executor?.close();
 }
 
-/** The tools to give a model in code mode: `execute_code` and the direct ones. */
-export function createCodeModeTools(options: CodeModeOptions): AnyTool[] {
-  return createCodeMode(options).tools;
+/** The tools of `createCodeModeTools`, with `close()` to release what the code mode holds. */
+export type CodeModeTools = AnyTool[] & { close(): Promise<void> };
+
+/**
+ * The tools to give a model in code mode: `execute_code` and the direct ones. Call `close()` when
+ * done with them: it unsubscribes from the source's `onToolsChanged` and releases the shared
+ * executor (a server making tools per request would otherwise keep one listener per request).
+ */
+export function createCodeModeTools(options: CodeModeOptions): CodeModeTools {
+  const codeMode = createCodeMode(options);
+  return Object.assign([...codeMode.tools], { close: () => codeMode.close() });
 }
 
 /**
@@ -731,7 +739,7 @@ function directToolsOf(
     .filter((tool) => names.has(tool.name))
     .map((tool) => ({
       name: tool.name,
-      description: tool.description,
+      description: tool.description ?? '',
       inputSchema: tool.inputSchema,
       ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
       ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),

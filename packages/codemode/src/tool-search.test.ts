@@ -170,7 +170,7 @@ describe('the execute_code description at scale', () => {
       expect(mode.listedTools.length).toBeGreaterThan(0);
       for (const name of mode.listedTools) {
         const listed = tools.find((t) => t.name === name)!;
-        expect(description).toContain(`/** ${listed.description.slice(0, 40)}`);
+        expect(description).toContain(`/** ${(listed.description ?? '').slice(0, 40)}`);
       }
       // One line per server, and search() advertised when tools are left out.
       expect(description).toContain('- github (');

@@ -1,4 +1,5 @@
 import { defineTool, toolContent } from '@toolwire/schema';
+import { runToolSourceContract } from '@toolwire/testing/tool-source';
 import { describe, expect, it } from 'vitest';
 import { toolSource } from './tool-source.js';
 
@@ -17,4 +18,20 @@ describe('toolSource', () => {
       { type: 'resource_link', uri: 'mem://notes/1', name: 'mem://notes/1' },
     ]);
   });
+});
+
+runToolSourceContract({
+  name: '@toolwire/codemode toolSource',
+  announcesChanges: false,
+  setup: async () => ({
+    source: toolSource([
+      defineTool({
+        name: 'echo',
+        description: 'Echoes its text.',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+        execute: (args: Record<string, unknown>) => `echo: ${String(args.text)}`,
+      }),
+    ]),
+    call: { name: 'echo', args: { text: 'hi' }, text: 'echo: hi' },
+  }),
 });

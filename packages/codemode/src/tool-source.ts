@@ -3,48 +3,26 @@ import {
   generateToolCallId,
   toolResultToMcp,
   type AnyTool,
-  type ToolAnnotations,
+  type McpCallToolResultLike,
   type ToolResult,
+  type ToolSource,
+  type ToolSourceCallOptions,
+  type ToolSourceTool,
 } from '@toolwire/schema';
-import type { CodeModeToolInfo } from './declarations.js';
 
 /** One content block of an MCP `CallToolResult` (text, image, audio, resource, resource_link, …). */
-export interface CallToolContent {
-  type: string;
-  [key: string]: unknown;
-}
-
+export type CallToolContent = NonNullable<McpCallToolResultLike['content']>[number];
 /** The MCP `CallToolResult` shape: what a registry's `callTool` answers. */
-export interface CallToolResultLike {
-  content?: CallToolContent[];
-  structuredContent?: unknown;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-}
-
-export interface SourceTool extends CodeModeToolInfo {
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: ToolAnnotations;
-  /** The MCP server the tool comes from (a registry's tools say; `native` for built-in ones). */
-  source?: string;
-}
-
-export interface SourceCallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
+export type CallToolResultLike = McpCallToolResultLike;
+export type SourceTool = ToolSourceTool;
+export type SourceCallOptions = ToolSourceCallOptions;
 
 /**
- * Where code mode finds tools and sends calls. `@toolwire/mcp`'s Registry satisfies it as is, so
- * code mode calls through the registry's long-lived connections; `toolSource(tools)` makes one
- * from plain `@toolwire/schema` tools.
+ * Where code mode finds tools and sends calls: the `ToolSource` contract of `@toolwire/schema`.
+ * `@toolwire/mcp`'s Registry satisfies it as is, so code mode calls through the registry's
+ * long-lived connections; `toolSource(tools)` makes one from plain `@toolwire/schema` tools.
  */
-export interface CodeModeToolSource {
-  listTools(): readonly SourceTool[];
-  /** Calls a tool by name; code mode has validated the arguments against its input schema. */
-  callTool(name: string, args: unknown, options?: SourceCallOptions): Promise<CallToolResultLike>;
+export interface CodeModeToolSource extends ToolSource {
   /** Schema-level tools for direct calls; when absent, code mode builds them from `callTool`. */
   asTools?(): AnyTool[];
   /**
@@ -52,8 +30,6 @@ export interface CodeModeToolSource {
    * `execute_code` description gives one line per server (a registry's `servers()` fits).
    */
   servers?(): ReadonlyArray<{ name: string; instructions?: string | undefined }>;
-  /** Tells code mode the tool list changed (a registry calls this when a server's tools change). */
-  onToolsChanged?(listener: () => void): () => void;
 }
 
 /** A source over plain tools with `execute` (no MCP needed). */

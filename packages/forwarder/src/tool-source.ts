@@ -1,17 +1,17 @@
-import type { JsonSchema, ToolAnnotations } from '@toolwire/schema';
+import type {
+  McpCallToolResultLike,
+  ToolSource as BaseToolSource,
+  ToolSourceCallOptions,
+  ToolSourceTool,
+} from '@toolwire/schema';
 
 /** One tool as a registry exposes it (the shape of `@toolwire/mcp`'s `RegistryTool`). */
-export interface SourceTool {
+export interface SourceTool extends ToolSourceTool {
   /** The exposed (namespaced) name, e.g. `fs__read_file`; natives keep their plain name. */
   name: string;
   originalName: string;
   /** `'native'` or the upstream server's name. */
   source: string;
-  description?: string;
-  inputSchema: JsonSchema;
-  outputSchema?: JsonSchema;
-  annotations?: ToolAnnotations;
-  status?: 'ok' | 'stale' | 'unavailable';
 }
 
 export interface SourceServer {
@@ -25,26 +25,19 @@ export interface SourceServer {
 }
 
 /** An MCP `CallToolResult`. */
-export interface CallToolResult {
-  content: unknown[];
-  structuredContent?: unknown;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
+export interface CallToolResult extends McpCallToolResultLike {
+  content: NonNullable<McpCallToolResultLike['content']>;
   [key: string]: unknown;
 }
 
-export interface SourceCallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  meta?: Record<string, unknown>;
-}
+export type SourceCallOptions = ToolSourceCallOptions;
 
 /**
- * What the forwarder needs from a tool registry. `@toolwire/mcp`'s `Registry` satisfies it
+ * What the forwarder needs from a tool registry: the `ToolSource` contract of `@toolwire/schema`
+ * plus servers, name resolution and change events. `@toolwire/mcp`'s `Registry` satisfies it
  * structurally; tests and embedders can pass any object of this shape.
  */
-export interface ToolSource {
+export interface ToolSource extends BaseToolSource {
   listTools(): SourceTool[];
   servers(): SourceServer[];
   callTool(name: string, args: unknown, options?: SourceCallOptions): Promise<CallToolResult>;

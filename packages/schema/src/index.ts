@@ -169,3 +169,4 @@ export type {
   McpEmbeddedResource,
   McpResourceLink,
 } from './mcp-tool-result.js';
+export type { ToolSource, ToolSourceTool, ToolSourceCallOptions } from './tool-source.js';
