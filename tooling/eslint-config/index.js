@@ -3,6 +3,61 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Package boundaries (STYLE.md): data flows apps -> agent/forwarder/codemode ->
+// mcp/executor/adapters -> config -> schema. The source of each package may import only the
+// Toolwire packages listed here; tests, benches and apps are free. A package not listed (apps,
+// tooling) is not restricted beyond the no-deep-imports rule.
+const ALLOWED_IMPORTS = {
+  '@toolwire/schema': [],
+  '@toolwire/config': ['schema'],
+  '@toolwire/openai': ['schema'],
+  '@toolwire/anthropic': ['schema'],
+  '@toolwire/ollama': ['schema'],
+  '@toolwire/executor': ['schema'],
+  '@toolwire/mcp': ['schema', 'config'],
+  '@toolwire/codemode': ['schema', 'executor'],
+  '@toolwire/forwarder': ['schema', 'config'],
+  '@toolwire/agent': ['schema'],
+  '@toolwire/testing': ['schema'],
+};
+
+const DEEP_IMPORT = {
+  regex: '^@toolwire/[^/]+/(src|dist)(/|$)',
+  message: 'Import a package by its entry (or an exported subpath), never its src or dist files.',
+};
+
+/** One block per package directory (`packages/<name>` holds `@toolwire/<name>`). */
+function boundaryBlocks() {
+  const blocks = Object.entries(ALLOWED_IMPORTS).map(([name, allowed]) => {
+    const self = name.slice('@toolwire/'.length);
+    return {
+      files: [`packages/${self}/src/**/*.ts`],
+      ignores: ['**/*.test.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              DEEP_IMPORT,
+              {
+                regex: `^@toolwire/(?!(${[self, ...allowed].join('|')})(/|$))`,
+                message: `Package boundary: the source of ${name} may import ${allowed.length > 0 ? allowed.map((p) => `@toolwire/${p}`).join(', ') : 'no other Toolwire package'} (STYLE.md: data flows one way; an interface two packages share belongs in @toolwire/schema).`,
+              },
+            ],
+          },
+        ],
+      },
+    };
+  });
+  return [
+    {
+      files: ['**/*.ts'],
+      rules: { 'no-restricted-imports': ['error', { patterns: [DEEP_IMPORT] }] },
+    },
+    ...blocks,
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -56,6 +111,7 @@ export default tseslint.config(
       eqeqeq: ['error', 'always', { null: 'ignore' }],
     },
   },
+  ...boundaryBlocks(),
   {
     files: ['**/*.test.ts', '**/test/**', '**/bench/**'],
     rules: {
