@@ -21,7 +21,6 @@ export type {
   ProtocolMode,
 } from './config-schema.js';
 export {
-  loadConfig,
   parseConfigText,
   validateConfig,
   authTokensOf,
@@ -29,8 +28,8 @@ export {
   pointerToPath,
   transportOf,
   isServerEnabled,
-} from './load-config.js';
-export type { LoadConfigOptions, AuthToken } from './load-config.js';
+} from './validate-config.js';
+export type { AuthToken } from './validate-config.js';
 export { ConfigError } from './config-error.js';
 export { expandEnv, joinPath } from './expand-env.js';
 export type { UnsetVariable } from './expand-env.js';

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { configJsonSchema, parseConfigText, validateConfig } from './load-config.js';
+import { configJsonSchema, parseConfigText, validateConfig } from './validate-config.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read nested JSON-RPC answers */
 import { PassThrough } from 'node:stream';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ConfigError, loadConfig } from '@toolwire/config';
+import { ConfigError, loadConfig } from '@toolwire/config/node';
 import { defineTool, toolContent } from '@toolwire/schema';
 import {
   BasicTracerProvider,

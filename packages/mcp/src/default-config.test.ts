@@ -10,7 +10,7 @@ import {
   serverEntry,
   toolwireCacheDir,
 } from './default-config.js';
-import { loadConfig } from '@toolwire/config';
+import { loadConfig } from '@toolwire/config/node';
 
 const { resolve } = createRequire(import.meta.url);
 const scratch = (): string => mkdtempSync(join(tmpdir(), 'toolwire-default-'));

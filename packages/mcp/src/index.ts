@@ -1,6 +1,7 @@
 // The configuration lives in @toolwire/config; re-exported so existing imports keep working.
+export { loadConfig } from '@toolwire/config/node';
+export type { LoadConfigOptions } from '@toolwire/config/node';
 export {
-  loadConfig,
   configJsonSchema,
   transportOf,
   isServerEnabled,
@@ -14,7 +15,6 @@ export type {
   NativeToolName,
   PathRuleConfig,
   McpOAuthConfig,
-  LoadConfigOptions,
   TransportKind,
   ProtocolMode,
   UnsetVariable,

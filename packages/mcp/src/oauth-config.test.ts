@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '@toolwire/config';
+import { loadConfig } from '@toolwire/config/node';
 import { ConfigError } from './errors.js';
 
 function configError(fn: () => unknown): ConfigError {

@@ -17,7 +17,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerUnavailableError } from './errors.js';
 import { createRegistry, type CreateRegistryOptions, type Registry } from './registry.js';
-import { loadConfig } from '@toolwire/config';
+import { loadConfig } from '@toolwire/config/node';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-registry-'));
 let counter = 0;

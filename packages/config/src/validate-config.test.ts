@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config-error.js';
+import { loadConfig } from './load-config.js';
 import {
   authTokensOf,
   configJsonSchema,
-  loadConfig,
   parseConfigText,
   pointerToPath,
   transportOf,
   validateConfig,
-} from './load-config.js';
+} from './validate-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-config-'));
 
