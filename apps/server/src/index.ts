@@ -1,4 +1,10 @@
-export { startServer, DEFAULT_PORT, DEFAULT_CONFIG_FILE, SERVER_VERSION } from './start-server.js';
+export {
+  startServer,
+  DEFAULT_DRAIN_MS,
+  DEFAULT_PORT,
+  DEFAULT_CONFIG_FILE,
+  SERVER_VERSION,
+} from './start-server.js';
 export type { StartServerOptions, RunningServer, Runtime } from './start-server.js';
 export { embeddedDefaultConfig, ensureDemoFolder, toolwireCacheDir } from './default-config.js';
 export { SessionCodec } from '@toolwire/forwarder';

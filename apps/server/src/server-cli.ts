@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '@toolwire/mcp';
 import { ToolwireError } from '@toolwire/schema';
-import { DEFAULT_PORT, startServer, type RunningServer } from './start-server.js';
+import { DEFAULT_DRAIN_MS, DEFAULT_PORT, startServer, type RunningServer } from './start-server.js';
 
 export interface ServerArgs {
   configPath?: string;
@@ -9,10 +9,11 @@ export interface ServerArgs {
   port: number;
   allowedHosts?: string[] | '*';
   requestTimeoutMs?: number;
+  drainMs: number;
   help: boolean;
 }
 
-export const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] [--port 8787] [--allowed-hosts a,b|*] [--request-timeout-ms 30000]
+export const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] [--port 8787] [--allowed-hosts a,b|*] [--request-timeout-ms 30000] [--drain-ms 5000]
 
   --config FILE         toolwire.config.json (default: ./toolwire.config.json if present, else the built-in configuration)
   --host HOST           address to bind (default 127.0.0.1)
@@ -20,8 +21,11 @@ export const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] 
   --allowed-hosts LIST  Host names, and browser origins (http://app.example:3000), accepted besides the gateway's own
                         (DNS-rebinding and cross-site protection); "*" behind a proxy that checks them (also TOOLWIRE_ALLOWED_HOSTS)
   --request-timeout-ms MS  a whole request, body included, must arrive within this (default 30000; headers: 10 s)
+  --drain-ms MS         on SIGTERM, keep serving this long while /readyz answers 503 and every answer closes its
+                        connection, so a load balancer moves away first (default 5000; 0 stops at once)
 
-Signals: SIGTERM/SIGINT stop gracefully (in-flight calls finish, stdio servers are stopped); SIGHUP reloads the config.
+Signals: SIGTERM drains (--drain-ms), then stops gracefully (in-flight calls finish, stdio servers are stopped);
+SIGINT skips the drain; SIGHUP reloads the config.
 
 Examples:
   toolwire-server                                  built-in config at http://127.0.0.1:8787 (MCP at /mcp, dashboard at /)
@@ -47,6 +51,7 @@ export function parseServerArgs(
         port: { type: 'string' },
         'allowed-hosts': { type: 'string' },
         'request-timeout-ms': { type: 'string' },
+        'drain-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -80,7 +85,15 @@ export function parseServerArgs(
       `--request-timeout-ms: expected a whole number of milliseconds >= 1000, got "${timeoutText}"`,
     );
   }
+  const drainText = values['drain-ms'];
+  const drainMs = drainText === undefined ? DEFAULT_DRAIN_MS : Number(drainText);
+  if (!Number.isInteger(drainMs) || drainMs < 0) {
+    throw new UsageError(
+      `--drain-ms: expected a whole number of milliseconds >= 0, got "${drainText}"`,
+    );
+  }
   return {
+    drainMs,
     ...(values.config !== undefined ? { configPath: values.config } : {}),
     ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     host: values.host ?? '127.0.0.1',
@@ -114,6 +127,7 @@ export async function runServerCli(argv: string[]): Promise<number> {
       port: args.port,
       ...(allowedHosts !== undefined ? { allowedHosts } : {}),
       ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
+      drainMs: args.drainMs,
     });
   } catch (error) {
     const bad = error instanceof ConfigError || ToolwireError.isInstance(error);
@@ -144,7 +158,9 @@ export async function runServerCli(argv: string[]): Promise<number> {
         return;
       }
       stopping = true;
-      server.close().then(
+      // SIGINT is someone at a terminal: no load balancer to wait for.
+      const closed = signal === 'SIGINT' ? server.stopNow() : server.close();
+      closed.then(
         () => resolve(0),
         (error: unknown) => {
           process.stderr.write(`toolwire-server: shutdown failed: ${(error as Error).message}\n`);

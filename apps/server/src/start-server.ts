@@ -37,6 +37,8 @@ import { createMemoryState, createRedisState, type SharedState } from './shared-
 
 export const SERVER_VERSION = '0.1.0';
 export const DEFAULT_PORT = 8787;
+/** `toolwire-server --drain-ms` default: longer than a load balancer's idle keep-alive (nginx: 4 s in the README). */
+export const DEFAULT_DRAIN_MS = 5_000;
 export const DEFAULT_CONFIG_FILE = 'toolwire.config.json';
 
 export interface StartServerOptions {
@@ -63,6 +65,12 @@ export interface StartServerOptions {
   keepAliveTimeoutMs?: number;
   /** How long shutdown waits for in-flight requests (default 10 s). */
   shutdownGraceMs?: number;
+  /**
+   * Draining before a shutdown (default 0; `toolwire-server --drain-ms`, default 5000): for this
+   * long `close()` keeps serving, with `/readyz` answering 503 and every answer carrying
+   * `Connection: close`, so a load balancer moves its traffic and keep-alive connections away.
+   */
+  drainMs?: number;
   /** Reload when the config file changes (default true when the config came from a file). */
   watchConfig?: boolean;
   /** Where JSON log lines go (default stdout). */
@@ -80,8 +88,13 @@ export interface RunningServer {
   url: string;
   /** Re-reads the config and swaps it in; in-flight requests finish on the old one. */
   reload(): Promise<void>;
-  /** Graceful: stops accepting, lets in-flight requests finish, stops stdio children. */
+  /**
+   * Graceful: drains for `drainMs` (not ready, still serving, closing connections after each
+   * answer), then stops accepting, lets in-flight requests finish, stops stdio children.
+   */
   close(): Promise<void>;
+  /** `close()` without the drain. */
+  stopNow(): Promise<void>;
   /** The config in use and where it came from (`undefined` for the embedded default). */
   readonly configFile: string | undefined;
   /** The running pieces (for embedding and tests). */
@@ -231,6 +244,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   let markStarted!: () => void;
   const started = new Promise<void>((resolvePromise) => (markStarted = resolvePromise));
   let shuttingDown = false;
+  // Set at the start of close(): still serving, but not ready and not keeping connections.
+  let draining = false;
   const startedAt = Date.now();
 
   async function retire(old: Runtime, reuseRegistry: boolean): Promise<void> {
@@ -246,7 +261,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const next = reloading
       .catch(() => {})
       .then(async () => {
-        if (shuttingDown) return;
+        if (draining || shuttingDown) return;
         let config: ToolwireConfig;
         try {
           config = source.load();
@@ -305,7 +320,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const done = (): void => {
       current.active.delete(res);
     };
-    res.once('finish', done);
+    // While draining, no connection is kept for another request: a keep-alive peer (a load
+    // balancer's pool) opens its next one to a ready instance instead of racing our close.
+    const socket = req.socket;
+    if (draining) res.setHeader('connection', 'close');
+    res.once('finish', () => {
+      done();
+      if (draining && !socket.destroyed) socket.end();
+    });
     res.once('close', done);
     route(current, req, res).catch((error: unknown) => {
       if (!(error instanceof HttpError)) {
@@ -335,6 +357,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     }
     if (shuttingDown) {
       throw new HttpError(503, 'The gateway is shutting down', -32603, { connection: 'close' });
+    }
+    if (draining && path === '/readyz' && req.method === 'GET') {
+      // Not ready, for everyone alike (before authentication): a load balancer takes it out.
+      sendJson(res, 503, { status: 'draining' });
+      return;
     }
     checkHost(req, allowedHosts, allowedOrigins);
     checkJsonContentType(req);
@@ -459,17 +486,27 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   });
 
   let closing: Promise<void> | undefined;
-  async function close(): Promise<void> {
+  async function close(drainMs = options.drainMs ?? 0): Promise<void> {
     closing ??= (async () => {
-      shuttingDown = true;
       watcher?.close();
+      if (drainMs > 0) {
+        draining = true;
+        logger.info('draining', { drainMs, inflight: inflightCalls(runtime) });
+        for (const res of runtime.active) {
+          if (!res.headersSent) res.setHeader('connection', 'close');
+        }
+        await sleep(drainMs);
+      }
+      draining = true;
       logger.info('shutting down', { inflight: inflightCalls(runtime) });
+      // No new connections; idle ones are closed. A request already on a connection is served.
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       await reloading.catch(() => {});
       const deadline = Date.now() + (options.shutdownGraceMs ?? 10_000);
       // Long-lived streams (GET, subscriptions) are not in-flight calls: they are ended below.
       while (inflightCalls(runtime) > 0 && Date.now() < deadline) await sleep(20);
+      shuttingDown = true;
       sessions.close();
       await runtime.forwarder.close();
       server.closeAllConnections();
@@ -484,7 +521,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   return {
     url,
     reload,
-    close,
+    close: () => close(),
+    stopNow: () => close(0),
     configFile: source.file,
     get runtime() {
       return runtime;

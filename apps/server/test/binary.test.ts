@@ -1,12 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixtureStdioConfig } from '@toolwire/testing/mcp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN_DIR } from './global-setup.js';
-import { modernCall, waitFor } from './helpers.js';
+import { MODERN, modernCall, waitFor } from './helpers.js';
 
 const BIN = join(BIN_DIR, 'main.js');
 
@@ -182,4 +183,106 @@ describe('toolwire-server binary', () => {
       blocker.close();
     }
   });
+
+  it('drains on SIGTERM: not ready at once, still serving with Connection: close, in-flight calls finish', async () => {
+    const logFile = join(mkdtempSync(join(tmpdir(), 'toolwire-bin-log-')), 'calls.jsonl');
+    const file = configFile({
+      mcpServers: { fx: fixtureStdioConfig({ tools: ['slow', 'echo'], logFile }) },
+    });
+    running = await run(['--config', file, '--port', '0', '--drain-ms', '1500']);
+    const { url, child } = running;
+    expect((await plainGet(`${url}/readyz`)).status).toBe(200);
+    const slow = modernCall(`${url}/mcp`, 'tools/call', {
+      name: 'fx__slow',
+      arguments: { ms: 1000 },
+    });
+    await waitFor(
+      () => (existsSync(logFile) && readFileSync(logFile, 'utf8').includes('"slow"')) || undefined,
+      'the slow call to start',
+    );
+    child.kill('SIGTERM');
+    await waitFor(() => running!.stdout().includes('"draining"') || undefined, 'the drain');
+    const ready = await plainGet(`${url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(JSON.parse(ready.body)).toEqual({ status: 'draining' });
+    expect((await plainGet(`${url}/healthz`)).status).toBe(200);
+    // A call that reaches a draining instance is served, and its connection is not kept.
+    const echo = await plainPost(`${url}/mcp`, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'fx__echo', arguments: { text: 'during the drain' } },
+    });
+    expect(echo.status).toBe(200);
+    expect(echo.headers.connection).toBe('close');
+    expect(echo.body).toContain('during the drain');
+    const answer = await slow;
+    expect(answer.status).toBe(200);
+    expect(answer.body.result.isError).not.toBe(true);
+    expect(await running.exit).toBe(0);
+    const messages = running
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(messages.indexOf('draining')).toBeLessThan(messages.indexOf('shutting down'));
+    expect(messages).toContain('stopped');
+  });
+
+  it('refuses a bad --drain-ms with one line and exit code 2', () => {
+    const bad = spawnSync(process.execPath, [BIN, '--drain-ms', 'soon'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^toolwire-server: --drain-ms: expected a whole number/);
+  });
 });
+
+interface PlainAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** node:http, not fetch: the test reads the Connection header, which fetch hides. */
+function plainRequest(url: string, method: string, body?: unknown): Promise<PlainAnswer> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpRequest(
+      url,
+      {
+        method,
+        headers: {
+          accept: 'application/json, text/event-stream',
+          ...(payload !== undefined
+            ? {
+                'content-type': 'application/json',
+                'mcp-protocol-version': MODERN,
+                'mcp-method': 'tools/call',
+                'mcp-name': 'fx__echo',
+              }
+            : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const plainGet = (url: string) => plainRequest(url, 'GET');
+const plainPost = (url: string, body: Record<string, unknown>) =>
+  plainRequest(url, 'POST', {
+    ...body,
+    params: {
+      ...(body.params as Record<string, unknown>),
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientCapabilities': {},
+        'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
+      },
+    },
+  });
