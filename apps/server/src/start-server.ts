@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import {
@@ -314,6 +314,20 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     },
   );
 
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  /** Open connections with no request on them (keep-alive, waiting for the next one). */
+  function idleSockets(): number {
+    const busy = new Set<unknown>();
+    for (const res of runtime.active) busy.add(res.socket);
+    let idle = 0;
+    for (const socket of sockets) if (!busy.has(socket)) idle++;
+    return idle;
+  }
+
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const current = runtime;
     current.active.add(res);
@@ -322,12 +336,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     };
     // While draining, no connection is kept for another request: a keep-alive peer (a load
     // balancer's pool) opens its next one to a ready instance instead of racing our close.
-    const socket = req.socket;
-    if (draining) res.setHeader('connection', 'close');
-    res.once('finish', () => {
-      done();
-      if (draining && !socket.destroyed) socket.end();
-    });
+    if (draining) closeAfter(res);
+    res.once('finish', done);
     res.once('close', done);
     route(current, req, res).catch((error: unknown) => {
       if (!(error instanceof HttpError)) {
@@ -492,19 +502,22 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       if (drainMs > 0) {
         draining = true;
         logger.info('draining', { drainMs, inflight: inflightCalls(runtime) });
-        for (const res of runtime.active) {
-          if (!res.headersSent) res.setHeader('connection', 'close');
-        }
+        for (const res of runtime.active) if (!res.headersSent) closeAfter(res);
         await sleep(drainMs);
       }
       draining = true;
       logger.info('shutting down', { inflight: inflightCalls(runtime) });
-      // No new connections; idle ones are closed. A request already on a connection is served.
-      const closed = new Promise<void>((r) => server.close(() => r()));
-      server.closeIdleConnections();
+      // No new connections. A request already on a connection is served.
+      const closed = new Promise<void>((r) => net.Server.prototype.close.call(server, () => r()));
+      if (drainMs === 0) server.closeIdleConnections();
       await reloading.catch(() => {});
       const deadline = Date.now() + (options.shutdownGraceMs ?? 10_000);
       // Long-lived streams (GET, subscriptions) are not in-flight calls: they are ended below.
+      while (inflightCalls(runtime) > 0 && Date.now() < deadline) await sleep(20);
+      // After a drain, idle keep-alive connections are left for the peer to close (its idle
+      // timeout is shorter than ours): closing one here races a request the peer sends on it.
+      const idleDeadline = Date.now() + (options.keepAliveTimeoutMs ?? 5_000) + 500;
+      while (drainMs > 0 && idleSockets() > 0 && Date.now() < idleDeadline) await sleep(20);
       while (inflightCalls(runtime) > 0 && Date.now() < deadline) await sleep(20);
       shuttingDown = true;
       sessions.close();
@@ -543,6 +556,17 @@ function toolListing(runtime: Runtime): string {
         tool.annotations,
       ]),
   );
+}
+
+/**
+ * Answers with `Connection: close` whatever headers the handler sets later (an event stream's
+ * `keep-alive` included): `writeHead` with headers goes through `setHeader` once one was set.
+ */
+function closeAfter(res: ServerResponse): void {
+  res.setHeader('connection', 'close');
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = (name: string, value: number | string | readonly string[]) =>
+    name.toLowerCase() === 'connection' ? res : setHeader(name, value);
 }
 
 function inflightCalls(runtime: Runtime): number {

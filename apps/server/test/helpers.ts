@@ -1,3 +1,5 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { ToolwireConfig } from '@toolwire/mcp';
 import { startServer, type RunningServer, type StartServerOptions } from '../src/index.js';
@@ -155,4 +157,34 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `redis-server` on 127.0.0.1 (a free port unless given), without persistence. */
+export async function startRedis(port?: number): Promise<{ url: string; process: ChildProcess }> {
+  const bound = port ?? (await freePort());
+  const child = spawn(
+    'redis-server',
+    ['--port', String(bound), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(
+    () => output.includes('Ready to accept connections') || undefined,
+    'redis-server to start',
+    10_000,
+  );
+  return { url: `redis://127.0.0.1:${bound}`, process: child };
 }

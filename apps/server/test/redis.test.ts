@@ -1,46 +1,19 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read nested JSON-RPC answers */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { startFixtureHttpServer, type FixtureHttpServer } from '@toolwire/testing/mcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  freePort,
   legacySession,
   modernCall,
   startGateway,
+  startRedis,
   textOf,
   waitFor,
   type TestGateway,
 } from './helpers.js';
 
 const REDIS = spawnSync('redis-server', ['--version']).status === 0;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedis(): Promise<{ url: string; process: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(
-    () => output.includes('Ready to accept connections') || undefined,
-    'redis-server to start',
-    10_000,
-  );
-  return { url: `redis://127.0.0.1:${port}`, process: child };
-}
 
 describe.skipIf(!REDIS)(
   `two gateway instances sharing one Redis${REDIS ? '' : ' (skipped: Debian package "redis-server" is not installed)'}`,
