@@ -3,7 +3,12 @@ import { parseServerArgs, UsageError } from './server-cli.js';
 
 describe('parseServerArgs', () => {
   it('defaults to 127.0.0.1:8787 and the default config resolution', () => {
-    expect(parseServerArgs([], {})).toEqual({ host: '127.0.0.1', port: 8787, help: false });
+    expect(parseServerArgs([], {})).toEqual({
+      host: '127.0.0.1',
+      port: 8787,
+      drainMs: 5000,
+      help: false,
+    });
   });
 
   it('reads --config, --host, --port and --allowed-hosts (or TOOLWIRE_ALLOWED_HOSTS)', () => {
@@ -22,6 +27,7 @@ describe('parseServerArgs', () => {
         {},
       ),
     ).toEqual({
+      drainMs: 5000,
       configPath: 'x.json',
       host: '0.0.0.0',
       port: 0,

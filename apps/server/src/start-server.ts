@@ -503,6 +503,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         draining = true;
         logger.info('draining', { drainMs, inflight: inflightCalls(runtime) });
         for (const res of runtime.active) if (!res.headersSent) closeAfter(res);
+        // Long-lived streams (GET streams, subscriptions) end now: their clients reconnect through
+        // the load balancer, and each connection, answered with keep-alive when its stream opened,
+        // carries one more request at most (answered with `Connection: close`) instead of being
+        // cut under a request at the end.
+        for (const res of runtime.active) if (isLongLived(res)) res.end();
         await sleep(drainMs);
       }
       draining = true;
