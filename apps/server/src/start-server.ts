@@ -524,6 +524,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       const idleDeadline = Date.now() + (options.keepAliveTimeoutMs ?? 5_000) + 500;
       while (drainMs > 0 && idleSockets() > 0 && Date.now() < idleDeadline) await sleep(20);
       while (inflightCalls(runtime) > 0 && Date.now() < deadline) await sleep(20);
+      // Non-zero numbers here are connections cut under their peer (a 502 at a load balancer).
+      logger.info('closing connections', {
+        idle: idleSockets(),
+        inflight: inflightCalls(runtime),
+      });
       shuttingDown = true;
       sessions.close();
       await runtime.forwarder.close();

@@ -267,6 +267,10 @@ describe.skipIf(!NGINX || !REDIS)(
           old.child.kill('SIGTERM');
           expect(await old.exit).toBe(0);
           expect(old.stdout()).toContain('"draining"');
+          // Connections still open when the instance closes them (non-zero: cut under nginx).
+          console.log(
+            `[fleet] instance :${old.port} ${/"msg":"closing connections"[^\n]*/.exec(old.stdout())?.[0] ?? ''}`,
+          );
           instances[i] = await startInstance(old.port);
         }
       });
