@@ -33,7 +33,7 @@ interface ActiveRun {
   done: boolean;
   timer: NodeJS.Timeout | undefined;
   watch: NodeJS.Timeout | undefined;
-  /** The script's outcome, reported by the harness; the run finishes on the next turn. */
+  /** The script's outcome, reported by the harness; the run finishes the moment it arrives. */
   outcome: string | undefined;
   /**
    * Calls made since the isolate last went idle (every call into it runs its microtasks to the
@@ -115,17 +115,18 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
       run.outbox.push({ callId, name, args });
     });
     const log = new ivm.Reference((level: unknown, text: unknown) => {
-      if (typeof text !== 'string' || run.done) return;
+      if (typeof text !== 'string' || run.done || run.outcome !== undefined) return;
       const wasTruncated = logs.truncated;
       logs.admit(text);
       if (!wasTruncated) send({ type: 'log', runId, level: String(level) as 'log', message: text });
     });
-    // Called synchronously from the guest, so the outcome is known before the isolate goes idle;
-    // the run finishes (and the isolate, with any job still queued, is disposed) on the next turn.
+    // Called synchronously from the guest while its thread waits for the answer: the run finishes
+    // here and the isolate is disposed before control goes back to it, so no job still queued
+    // (the script's or one it queued before returning) runs after the outcome.
     const done = new ivm.Reference((outcome: unknown) => {
       if (typeof outcome !== 'string' || run.outcome !== undefined) return;
       run.outcome = outcome;
-      setImmediate(() => finish(run, { type: 'guest', outcome }));
+      finish(run, { type: 'guest', outcome });
     });
     // Null-prototype option objects: the script cannot add options through Object.prototype.
     const bridge = (await context.evalClosure(
@@ -174,6 +175,7 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     // The result is not awaited through isolated-vm's promise transfer (see above); the harness
     // reports through done(), and an isolate disposed for its memory limit is noticed by polling.
     await start.apply(undefined, [main.derefInto()], { timeout: limits.timeoutMs });
+    if (run.done) return;
     idle(run);
     run.watch = setInterval(() => {
       if (isolate.isDisposed && !run.done) {

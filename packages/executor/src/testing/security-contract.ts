@@ -459,6 +459,28 @@ export function runExecutorSecuritySuite(
         expect((await executor.run('return "next"')).value).toBe('next');
       });
 
+      it('runs no job of the script once it has returned: a chain queued before the return stops', async () => {
+        // The chain logs each step. The harness sees the script's promise settle a few jobs after
+        // the return (its reaction is queued behind the chain's next step); past that, nothing of
+        // the script may run, so the chain's later steps must never log (on an engine that lets
+        // jobs run until the next turn, all 2000 of them would).
+        const result = await executor.run(
+          `let step = 0;
+           const tick = () => {
+             step += 1;
+             console.log('step ' + step);
+             if (step < 2000) return Promise.resolve().then(tick);
+           };
+           tick();
+           return 'returned';`,
+          { limits: { maxLogLines: 10_000, timeoutMs: 10_000 } },
+        );
+        expect(result.value).toBe('returned');
+        expect(result.logsTruncated).toBe(false);
+        expect(result.logs.length).toBeGreaterThan(0);
+        expect(result.logs.length).toBeLessThan(10);
+      });
+
       it('waits for a call that was already sent and reports how it really ended', async () => {
         let written = false;
         const result = await executor.run(
