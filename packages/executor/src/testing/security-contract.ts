@@ -462,8 +462,8 @@ export function runExecutorSecuritySuite(
       it('runs no job of the script once it has returned: a chain queued before the return stops', async () => {
         // The chain logs each step. The harness sees the script's promise settle a few jobs after
         // the return (its reaction is queued behind the chain's next step); past that, nothing of
-        // the script may run, so the chain's later steps must never log (on an engine that lets
-        // jobs run until the next turn, all 2000 of them would).
+        // the script may run and nothing it logs may reach the result, so the chain's later steps
+        // never show (an engine that ran the whole queue before ending would log all 2000).
         const result = await executor.run(
           `let step = 0;
            const tick = () => {
