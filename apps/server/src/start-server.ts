@@ -11,6 +11,7 @@ import {
   type CircuitBreakerOptions,
   type Forwarder,
   Sessions,
+  isGatewayed,
   upstreamHealth,
 } from '@toolwire/forwarder';
 import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
@@ -133,8 +134,14 @@ function configSource(options: StartServerOptions): ConfigSource {
 }
 
 function registryKeyOf(config: ToolwireConfig): string {
-  const { mcpServers, nativeTools, namespace, policy } = config;
-  return JSON.stringify({ mcpServers, nativeTools, namespace, timeoutMs: policy?.timeoutMs });
+  const { mcpServers, nativeTools, namespace, policy, gateway } = config;
+  return JSON.stringify({
+    mcpServers,
+    nativeTools,
+    namespace,
+    timeoutMs: policy?.timeoutMs,
+    gateway: gateway?.mode,
+  });
 }
 
 /**
@@ -199,6 +206,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         cacheFile: join(toolwireCacheDir(), 'server-tools-cache.json'),
         clientInfo: { name: 'toolwire-server', version: SERVER_VERSION },
         ...(options.backoff ? { backoff: options.backoff } : {}),
+        // Servers behind a gateway tool connect on first use (seed 004).
+        lazy: (name) => isGatewayed(config, name),
         logger: {
           warn: (message) => logger.warn(message, { component: 'registry' }),
           error: (message) => logger.error(message, { component: 'registry' }),

@@ -42,6 +42,8 @@ export interface ToolSource extends BaseToolSource {
   servers(): SourceServer[];
   callTool(name: string, args: unknown, options?: SourceCallOptions): Promise<CallToolResult>;
   resolve(name: string): { source: string; originalName: string } | undefined;
+  /** Connects an upstream that is `idle` (lazy) or `down` now; the gateway tools call it on first use. */
+  connect?(serverName: string): Promise<void>;
   /** The SDK `Client` connected to an upstream, used for resources and prompts when it is not HTTP. */
   getClient?(serverName: string): unknown;
   onToolsChanged(listener: (event: { server: string }) => void): () => void;

@@ -1,0 +1,259 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- tests read nested JSON answers */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { fixtureStdioConfig } from '@toolwire/testing/mcp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN_DIR } from './global-setup.js';
+import { waitFor } from './helpers.js';
+
+const BIN = join(BIN_DIR, 'main.js');
+
+interface Binary {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  stop(): Promise<void>;
+}
+
+/** `toolwire-server` as a child process on a free port, with its own cache folder. */
+export async function startBinary(
+  config: unknown,
+  env: Record<string, string> = {},
+): Promise<Binary> {
+  const dir = mkdtempSync(join(tmpdir(), 'toolwire-gw-'));
+  const file = join(dir, 'toolwire.config.json');
+  writeFileSync(file, JSON.stringify(config));
+  const child = spawn(process.execPath, [BIN, '--config', file, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache'), ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exit = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const url = await waitFor(
+    () => /MCP at (http:\/\/[^\s]+)\/mcp/.exec(err)?.[1],
+    `the server to start (stderr: ${err})`,
+  );
+  return {
+    child,
+    url,
+    stdout: () => out,
+    stderr: () => err,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exit;
+      }
+    },
+  };
+}
+
+function auditLines(stdout: string): Array<Record<string, unknown>> {
+  return stdout
+    .split('\n')
+    .filter((line) => line.includes('"tool_call"'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+// Gateway mode for MCP clients (seed 004) through the real binary and the official SDK client,
+// in both protocol revisions: `legacy` speaks 2025-11-25 sessions, `auto` 2026-07-28.
+describe('toolwire-server in gateway mode', () => {
+  let bin: Binary;
+  const clients: Client[] = [];
+
+  async function connect(mode: 'legacy' | 'auto'): Promise<Client> {
+    const client = new Client({ name: `gw-${mode}`, version: '1.0.0' }, {
+      versionNegotiation: { mode },
+    } as never);
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${bin.url}/mcp`)));
+    clients.push(client);
+    return client;
+  }
+
+  beforeAll(async () => {
+    bin = await startBinary({
+      nativeTools: ['calculate'],
+      mcpServers: {
+        fx: fixtureStdioConfig({ tools: ['echo', 'add', 'fail'] }),
+        direct: { ...fixtureStdioConfig({ tools: ['echo'] }), gateway: false },
+      },
+      gateway: { mode: 'gateway' },
+      policy: { block: ['fx__fail'], rateLimit: { perTool: { fx__echo: 2 } } },
+    });
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    await bin?.stop();
+  });
+
+  it('connects a gatewayed server only on first use', async () => {
+    const ready = (await (await fetch(`${bin.url}/readyz`)).json()) as any;
+    expect(ready.status).toBe('ready');
+    const fx = ready.servers.find((s: any) => s.name === 'fx');
+    expect(fx.status).toBe('idle');
+    expect(ready.servers.find((s: any) => s.name === 'direct').status).toBe('ok');
+  });
+
+  for (const mode of ['legacy', 'auto'] as const) {
+    it(`lists native, direct and one gateway tool per server; list/describe/execute work (${mode})`, async () => {
+      const client = await connect(mode);
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['calculate', 'direct__echo', 'fx']));
+      expect(names.filter((n) => n.startsWith('fx__'))).toEqual([]);
+      const fx = tools.find((t) => t.name === 'fx')!;
+      expect(fx._meta).toMatchObject({ 'toolwire/source': 'forwarded', 'toolwire/server': 'fx' });
+
+      const listed = await client.callTool({ name: 'fx', arguments: {} });
+      const listing = listed.structuredContent as any;
+      expect(listing.server).toBe('fx');
+      // Policy hides fx__fail here as it does in direct mode.
+      expect(listing.tools.map((t: any) => t.name).sort()).toEqual(['add', 'echo']);
+      expect(listing.tools.find((t: any) => t.name === 'add').inputSchema.required).toEqual([
+        'a',
+        'b',
+      ]);
+
+      const described = await client.callTool({
+        name: 'fx',
+        arguments: { action: 'describe', tool: 'add' },
+      });
+      expect((described.structuredContent as any).annotations).toMatchObject({
+        readOnlyHint: true,
+      });
+
+      // Seed 004's field names work beside ours.
+      const sum = await client.callTool({
+        name: 'fx',
+        arguments: { action: 'execute', tool_name: 'add', tool_inputs: { a: 40, b: 2 } },
+      });
+      expect(sum.structuredContent).toEqual({ sum: 42 });
+    });
+  }
+
+  it('tells the model what to send on a wrong call', async () => {
+    const client = await connect('auto');
+    const noTool = await client.callTool({ name: 'fx', arguments: { action: 'execute' } });
+    expect(noTool.isError).toBe(true);
+    expect(JSON.stringify(noTool.content)).toMatch(/needs \\"tool\\".*add/);
+    const badAction = await client.callTool({ name: 'fx', arguments: { action: 'run' } });
+    expect(JSON.stringify(badAction.content)).toMatch(/action must be/);
+    const stray = await client.callTool({ name: 'fx', arguments: { a: 1 } });
+    expect(JSON.stringify(stray.content)).toMatch(/go inside \\"arguments\\"/);
+    const unknown = await client.callTool({
+      name: 'fx',
+      arguments: { action: 'execute', tool: 'nope' },
+    });
+    expect(JSON.stringify(unknown.content)).toMatch(/use action \\"list\\"/);
+    const badArgs = await client.callTool({
+      name: 'fx',
+      arguments: { action: 'execute', tool: 'add', arguments: { a: 'x' } },
+    });
+    expect(badArgs.isError).toBe(true);
+    expect(JSON.stringify(badArgs.content)).toMatch(
+      /Invalid arguments for tool \\"fx__add\\".*\/a: must be number/,
+    );
+  });
+
+  it('applies policy, rate limits, cache and audit to executed tools under their real names', async () => {
+    const client = await connect('legacy');
+    await expect(
+      client.callTool({ name: 'fx', arguments: { action: 'execute', tool: 'fail' } }),
+    ).resolves.toMatchObject({ isError: true });
+    // The blocked tool is not even found: it is not among the tools this client may use.
+    for (let i = 0; i < 2; i++) {
+      await client.callTool({
+        name: 'fx',
+        arguments: { action: 'execute', tool: 'echo', arguments: { text: `hi ${i}` } },
+      });
+    }
+    await expect(
+      client.callTool({
+        name: 'fx',
+        arguments: { action: 'execute', tool: 'echo', arguments: { text: 'too many' } },
+      }),
+    ).rejects.toThrow(/rate limit/);
+    await client.callTool({
+      name: 'fx',
+      arguments: { action: 'execute', tool: 'add', arguments: { a: 1, b: 1 } },
+    });
+    await client.callTool({
+      name: 'fx',
+      arguments: { action: 'execute', tool: 'add', arguments: { a: 1, b: 1 } },
+    });
+    const audit = await waitFor(() => {
+      const lines = auditLines(bin.stdout());
+      return lines.some((l) => l.tool === 'fx__add' && l.outcome === 'cached') ? lines : undefined;
+    }, 'the audit line of a cached call');
+    expect(audit.some((l) => l.tool === 'fx__echo' && l.outcome === 'refused')).toBe(true);
+    expect(audit.some((l) => l.tool === 'fx')).toBe(false);
+  });
+
+  it('neither lists nor runs through execute a tool the token is not granted', async () => {
+    const blocked = await startBinary({
+      mcpServers: { fx: { ...fixtureStdioConfig({ tools: ['echo', 'add'] }), gateway: true } },
+      auth: {
+        tokens: [
+          { token: 'all-token', client: 'all', allow: ['*'] },
+          { token: 'echo-token', client: 'echo-only', allow: ['fx__echo'] },
+        ],
+      },
+    });
+    try {
+      const client = new Client({ name: 'scoped', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${blocked.url}/mcp`), {
+          requestInit: { headers: { authorization: 'Bearer echo-token' } },
+        }),
+      );
+      clients.push(client);
+      const listing = (await client.callTool({ name: 'fx', arguments: { action: 'list' } }))
+        .structuredContent as any;
+      expect(listing.tools.map((t: any) => t.name)).toEqual(['echo']);
+      const refused = await client.callTool({
+        name: 'fx',
+        arguments: { action: 'execute', tool: 'add', arguments: { a: 1, b: 2 } },
+      });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toMatch(/has no tool \\"add\\"/);
+    } finally {
+      await blocked.stop();
+    }
+  });
+});
+
+describe('toolwire-server tools/list _meta', () => {
+  it('marks native and forwarded tools with their server and original name (2026-07-28)', async () => {
+    const bin = await startBinary({
+      nativeTools: ['hash'],
+      mcpServers: { fx: fixtureStdioConfig({ tools: ['echo'] }) },
+      namespace: { aliases: { fx__echo: 'say' } },
+    });
+    const client = new Client({ name: 'meta', version: '1' }, {
+      versionNegotiation: { mode: 'auto' },
+    } as never);
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${bin.url}/mcp`)));
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'hash')!._meta).toEqual({
+        'toolwire/source': 'native',
+        'toolwire/server': 'native',
+        'toolwire/originalName': 'hash',
+      });
+      expect(tools.find((t) => t.name === 'say')!._meta).toEqual({
+        'toolwire/source': 'forwarded',
+        'toolwire/server': 'fx',
+        'toolwire/originalName': 'echo',
+      });
+    } finally {
+      await client.close().catch(() => {});
+      await bin.stop();
+    }
+  });
+});
