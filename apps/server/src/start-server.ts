@@ -12,6 +12,8 @@ import {
   type Forwarder,
   Sessions,
   isGatewayed,
+  isKnownProtocol,
+  SUPPORTED_PROTOCOLS,
   upstreamHealth,
 } from '@toolwire/forwarder';
 import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
@@ -196,6 +198,23 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     logger.info('tool call', { ...entry, event: 'tool_call' });
   };
 
+  const warnedRevisions = new Set<string>();
+  /** An upstream that negotiated a revision this gateway does not know gets one warning. */
+  function warnUnknownRevisions(registry: Registry): void {
+    for (const server of registry.servers()) {
+      const revision = server.protocolVersion;
+      if (!revision || isKnownProtocol(revision)) continue;
+      const key = `${server.name}@${revision}`;
+      if (warnedRevisions.has(key)) continue;
+      warnedRevisions.add(key);
+      logger.warn('upstream negotiated a protocol revision this gateway does not know', {
+        server: server.name,
+        protocolVersion: revision,
+        known: SUPPORTED_PROTOCOLS,
+      });
+    }
+  }
+
   async function buildRuntime(config: ToolwireConfig, previous?: Runtime): Promise<Runtime> {
     const registryKey = registryKeyOf(config);
     let registry: Registry;
@@ -214,7 +233,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           debug: (message) => logger.debug(message, { component: 'registry' }),
         },
       });
+      const started = registry;
+      registry.onToolsChanged(() => warnUnknownRevisions(started));
       await registry.start();
+      warnUnknownRevisions(registry);
     }
     const forwarder = createForwarder({
       // The registry is the forwarder's ToolSource. With `redis` in the config the forwarder itself

@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { fixtureStdioConfig } from '@toolwire/testing/mcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN_DIR } from './global-setup.js';
-import { waitFor } from './helpers.js';
+import { startGateway, waitFor } from './helpers.js';
 
 const BIN = join(BIN_DIR, 'main.js');
 
@@ -254,6 +254,39 @@ describe('toolwire-server tools/list _meta', () => {
     } finally {
       await client.close().catch(() => {});
       await bin.stop();
+    }
+  });
+});
+
+describe('toolwire-server upstream status for clients', () => {
+  it('shows the negotiated revision in /readyz and marks tools of a down upstream in _meta', async () => {
+    const gw = await startGateway(
+      { mcpServers: { fx: fixtureStdioConfig({ tools: ['echo', 'crash'] }) } },
+      { backoff: { initialMs: 60_000, maxMs: 60_000 } },
+    );
+    const client = new Client({ name: 'status', version: '1' });
+    try {
+      const ready = (await (await fetch(`${gw.url}/readyz`)).json()) as any;
+      expect(ready.servers[0]).toMatchObject({ name: 'fx', protocolVersion: expect.any(String) });
+      expect(ready.servers[0].protocolKnown).toBe(true);
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`)));
+      const before = await client.listTools();
+      expect(before.tools.find((t) => t.name === 'fx__echo')!._meta).not.toHaveProperty(
+        'toolwire/status',
+      );
+      await client.callTool({ name: 'fx__crash', arguments: {} }).catch(() => undefined);
+      await waitFor(
+        () => gw.server.runtime.registry.servers()[0]!.status !== 'ok' || undefined,
+        'the upstream to go down',
+      );
+      const after = await client.listTools();
+      expect(after.tools.find((t) => t.name === 'fx__echo')!._meta).toMatchObject({
+        'toolwire/server': 'fx',
+        'toolwire/status': expect.stringMatching(/^(stale|unavailable)$/),
+      });
+    } finally {
+      await client.close().catch(() => {});
+      await gw.close();
     }
   });
 });

@@ -2,6 +2,7 @@ export { createForwarder } from './forwarder.js';
 export type { CreateForwarderOptions, Forwarder, DispatchContext } from './forwarder.js';
 export { serveStdio } from './stdio-server.js';
 export { upstreamHealth } from './tool-source.js';
+export { isKnownProtocol, SUPPORTED_PROTOCOLS } from './mcp-protocol.js';
 export {
   GatewayMode,
   isGatewayed,
