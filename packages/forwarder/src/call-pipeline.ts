@@ -538,7 +538,7 @@ export class CallPipeline {
       }
     }
 
-    const { span, ctx } = this.tracer.start(name, server, context.meta);
+    const { span, ctx } = this.tracer.start(name, server, context.meta, client);
     const trace = this.tracer.inject(ctx, context.meta);
     try {
       const result = await this.execute(entry, input, context, trace);
