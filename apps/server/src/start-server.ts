@@ -194,7 +194,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   shared.onCancel((sessionId, requestId) => sessions.cancelHere(sessionId, requestId));
 
   const audit = (entry: AuditEntry): void => {
-    callLog.push(entry);
+    // The dashboard's call log shows finished calls; the "initiated" line is for the log only.
+    if (entry.outcome !== 'initiated') callLog.push(entry);
     logger.info('tool call', { ...entry, event: 'tool_call' });
   };
 

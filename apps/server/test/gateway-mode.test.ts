@@ -240,3 +240,29 @@ describe('toolwire-server upstream status for clients', () => {
     }
   });
 });
+
+describe('toolwire-server audit lines', () => {
+  it('names the client address, and a call running past a second gets an "initiated" line first', async () => {
+    const gw = await startGateway({
+      mcpServers: { fx: fixtureStdioConfig({ tools: ['echo', 'slow'] }) },
+    });
+    const client = new Client({ name: 'audit', version: '1' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`)));
+      await client.callTool({ name: 'fx__echo', arguments: { text: 'quick' } });
+      await client.callTool({ name: 'fx__slow', arguments: { ms: 1500 } });
+      const calls = await waitFor(() => {
+        const lines = gw.logs.filter((l) => l.event === 'tool_call');
+        return lines.some((l) => l.tool === 'fx__slow' && l.outcome === 'ok') ? lines : undefined;
+      }, 'the slow call to finish');
+      const slow = calls.filter((l) => l.tool === 'fx__slow').map((l) => l.outcome);
+      expect(slow).toEqual(['initiated', 'ok']);
+      // (A quick call may still cross the second on a loaded machine: only its outcome is checked.)
+      expect(calls.filter((l) => l.tool === 'fx__echo').at(-1)?.outcome).toBe('ok');
+      for (const line of calls) expect(line.address).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    } finally {
+      await client.close().catch(() => {});
+      await gw.close();
+    }
+  });
+});

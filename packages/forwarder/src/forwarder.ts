@@ -191,6 +191,8 @@ export interface DispatchContext {
   /** Where notifications for this request go (progress, log messages, list_changed). */
   notify?: (notification: { method: string; params?: Record<string, unknown> }) => void;
   session?: Session;
+  /** The client's network address (for the audit line). */
+  address?: string;
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -445,6 +447,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
           signal: context.signal,
           meta,
           modern: context.modern,
+          ...(context.address !== undefined ? { address: context.address } : {}),
           extraParams,
           onProgress:
             token !== undefined && context.notify
@@ -878,7 +881,12 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         : 200;
     try {
       await respondWithProgress(req, res, { controller, headers, status }, (notify) =>
-        dispatch(message, { ...context, signal: controller.signal, notify }),
+        dispatch(message, {
+          ...context,
+          signal: controller.signal,
+          notify,
+          ...(req.socket.remoteAddress ? { address: req.socket.remoteAddress } : {}),
+        }),
       );
     } finally {
       context.session?.inflight.delete(id);
