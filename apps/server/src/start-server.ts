@@ -17,6 +17,7 @@ import {
   upstreamHealth,
 } from '@toolwire/forwarder';
 import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
+import { Gauge } from 'prom-client';
 import { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels, sendOpenAiError } from './chat-completions.js';
 import { handleResponses } from './responses-endpoint.js';
@@ -173,6 +174,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           .filter((name) => !LOOPBACK_HOSTS.includes(name) && name !== host.toLowerCase());
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const callLog = new CallLog(200);
+  let openConnections = 0;
   const shared: SharedState = initialConfig.redis
     ? createRedisState(initialConfig.redis, logger)
     : createMemoryState();
@@ -261,6 +263,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         }),
       );
     }
+    // Gauges of the HTTP server itself, read at scrape time, on the forwarder's registry.
+    const registers = [forwarder.pipeline.metrics.registry];
+    new Gauge({
+      name: 'toolwire_server_active_connections',
+      help: 'Open TCP connections to the gateway.',
+      registers,
+      collect() {
+        this.set(openConnections);
+      },
+    });
+    new Gauge({
+      name: 'toolwire_server_sessions',
+      help: '2025-era MCP sessions this instance served in the last 30 minutes or still streaming.',
+      registers,
+      collect() {
+        this.set(sessions.localCount);
+      },
+    });
     return {
       config,
       registry,
@@ -379,6 +399,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       else sendError(res, error);
     });
   }
+  server.on('connection', (socket) => {
+    openConnections++;
+    socket.once('close', () => openConnections--);
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // A request that took too long answers 408 (Node's timeouts); anything else malformed, 400.
     const status =

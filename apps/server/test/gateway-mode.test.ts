@@ -266,3 +266,28 @@ describe('toolwire-server audit lines', () => {
     }
   });
 });
+
+describe('toolwire-server /metrics', () => {
+  it('counts open connections and 2025-era sessions', async () => {
+    const gw = await startGateway({ mcpServers: {} });
+    const client = new Client({ name: 'metrics', version: '1' }, {
+      versionNegotiation: { mode: 'legacy' },
+    } as never);
+    const gauge = async (name: string): Promise<number> => {
+      const text = await (await fetch(`${gw.url}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+      return Number(line?.split(' ')[1]);
+    };
+    try {
+      expect(await gauge('toolwire_server_sessions')).toBe(0);
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`)));
+      await client.listTools();
+      expect(await gauge('toolwire_server_sessions')).toBe(1);
+      // The scrape's own connection at least, plus the client's.
+      expect(await gauge('toolwire_server_active_connections')).toBeGreaterThanOrEqual(2);
+    } finally {
+      await client.close().catch(() => {});
+      await gw.close();
+    }
+  });
+});
