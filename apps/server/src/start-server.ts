@@ -36,7 +36,7 @@ import {
   sendError,
   sendJson,
 } from './http-util.js';
-import { createJsonLogger, type Logger } from './logger.js';
+import { createJsonLogger, logLevelFromEnv, type Logger } from './logger.js';
 import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
 
 export const SERVER_VERSION = '0.1.0';
@@ -153,6 +153,7 @@ function registryKeyOf(config: ToolwireConfig): string {
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const logger: Logger = createJsonLogger(options.logStream ?? process.stdout, {
+    level: logLevelFromEnv(),
     base: { service: 'toolwire-server' },
   });
   const source = configSource(options);
