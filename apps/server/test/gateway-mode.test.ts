@@ -35,6 +35,7 @@ describe('toolwire-server in gateway mode', () => {
       },
       gateway: { mode: 'gateway' },
       policy: { block: ['fx__fail'], rateLimit: { perTool: { fx__echo: 2 } } },
+      cache: { tools: ['fx__add'] },
     });
   });
   afterAll(async () => {
