@@ -42,14 +42,13 @@ export interface ToolSource extends BaseToolSource {
   servers(): SourceServer[];
   callTool(name: string, args: unknown, options?: SourceCallOptions): Promise<CallToolResult>;
   resolve(name: string): { source: string; originalName: string } | undefined;
-  /** Connects an upstream that is `idle` (lazy) or `down` now; the gateway tools call it on first use. */
-  connect?(serverName: string): Promise<void>;
   /** The SDK `Client` connected to an upstream, used for resources and prompts when it is not HTTP. */
   getClient?(serverName: string): unknown;
   onToolsChanged(listener: (event: { server: string }) => void): () => void;
   /**
-   * Optional: connect an upstream that is down now, without waiting for its backoff (the
-   * forwarder calls it when its probe finds the upstream answering again).
+   * Optional: connect an upstream that is down, or `idle` (lazy), now, without waiting for its
+   * backoff (the forwarder calls it when its probe finds the upstream answering again, and its
+   * gateway tools on first use).
    */
   connect?(serverName: string): Promise<void>;
   /**
