@@ -142,7 +142,10 @@ function serverTool(registry: GatewayRegistry, server: string, name: string): An
         request.arguments,
         { signal: context.signal },
       );
-      const converted = toolResultFromMcp({ id: context.toolCallId, name: target.exposedName }, result);
+      const converted = toolResultFromMcp(
+        { id: context.toolCallId, name: target.exposedName },
+        result,
+      );
       return toolContent(converted.content, {
         isError: converted.isError,
         ...(converted.structuredContent !== undefined
