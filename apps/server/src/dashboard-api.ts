@@ -6,7 +6,7 @@ import {
   type CallToolResultLike,
   type CodeModeToolSource,
 } from '@toolwire/codemode';
-import { JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
+import { isKnownProtocol, JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
 import type { CallLog } from './call-log.js';
 import { HttpError, readJson, sendJson } from './http-util.js';
 import type { SharedState } from './shared-state.js';
@@ -56,6 +56,9 @@ export function visibleServers(runtime: Runtime, token: AuthToken | undefined) {
       ...(s.reason && scope.all ? { reason: s.reason } : {}),
       tools: s.tools,
       transport: s.transport,
+      ...(s.protocolVersion
+        ? { protocolVersion: s.protocolVersion, protocolKnown: isKnownProtocol(s.protocolVersion) }
+        : {}),
       restarts: s.restarts,
     }));
 }

@@ -42,6 +42,7 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
   pre { background:var(--bg); border:1px solid var(--line); border-radius:6px; padding:8px 10px; overflow:auto; max-height:300px; font-size:12px; margin:6px 0 0; white-space:pre-wrap; word-break:break-word; }
   .row { display:flex; gap:10px; align-items:center; margin-top:10px; }
   .muted { color:var(--dim); }
+  .warn { color:#b45309; }
   .err { color:var(--bad); }
   #auth { display:none; gap:8px; align-items:center; flex-wrap:wrap; }
   #auth input { width:260px; max-width:100%; }
@@ -216,7 +217,7 @@ return { now, sum };</textarea>
     const m = o.metrics;
     const cards = [['Calls', m.calls], [outcomeLabel('ok'), m.ok], [outcomeLabel('cached'), m.cached], [outcomeLabel('tool_error'), m.toolErrors], [outcomeLabel('error'), m.errors], [outcomeLabel('refused'), m.refused], ['p50', m.calls ? duration(m.p50) : '–'], ['p95', m.calls ? duration(m.p95) : '–'], ['Tools', o.tools.length], ['Upstreams', o.servers.length]];
     $('metrics').innerHTML = cards.map(([k, v]) => '<div class="card"><b>' + esc(v) + '</b><span>' + esc(k) + '</span></div>').join('');
-    $('servers').innerHTML = o.servers.map((s) => '<tr><td>' + esc(s.name) + '</td><td><span class="dot s-' + esc(s.status) + '"></span>' + esc(s.status) + '</td><td>' + esc(s.tools) + '</td><td>' + esc(s.transport) + '</td><td>' + esc(s.restarts) + '</td><td class="muted">' + esc(s.reason || '') + '</td></tr>').join('') || '<tr><td colspan="6" class="muted">No MCP servers configured (native tools only).</td></tr>';
+    $('servers').innerHTML = o.servers.map((s) => '<tr><td>' + esc(s.name) + '</td><td><span class="dot s-' + esc(s.status) + '"></span>' + esc(s.status) + '</td><td>' + esc(s.tools) + '</td><td>' + esc(s.transport) + (s.protocolVersion ? ' · ' + esc(s.protocolVersion) : '') + (s.protocolKnown === false ? ' <span class="warn" title="a protocol revision this gateway does not know">⚠ unknown revision</span>' : '') + '</td><td>' + esc(s.restarts) + '</td><td class="muted">' + esc(s.reason || '') + '</td></tr>').join('') || '<tr><td colspan="6" class="muted">No MCP servers configured (native tools only).</td></tr>';
     const names = JSON.stringify(tools.map((t) => t.name + t.status));
     tools = o.tools;
     if (names !== JSON.stringify(tools.map((t) => t.name + t.status))) renderTools();

@@ -1,4 +1,6 @@
 import type { Writable } from 'node:stream';
+import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
+import pinoPretty from 'pino-pretty';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -9,24 +11,55 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+/** Fields that may carry secrets: logged as `[redacted]` wherever they appear (one level deep). */
+const REDACT = [
+  'authorization',
+  'token',
+  'apiKey',
+  'password',
+  'secret',
+  'headers.authorization',
+  'headers.cookie',
+  '*.authorization',
+  '*.token',
+  '*.apiKey',
+  '*.password',
+  '*.secret',
+];
 
-/** Structured logs: one JSON object per line (`time`, `level`, `msg`, then the fields). */
+const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** The level from `TOOLWIRE_LOG_LEVEL` (debug, info, warn, error), else `info`. */
+export function logLevelFromEnv(env: Record<string, string | undefined> = process.env): LogLevel {
+  const wanted = env.TOOLWIRE_LOG_LEVEL?.trim().toLowerCase();
+  return (LEVELS as readonly string[]).includes(wanted ?? '') ? (wanted as LogLevel) : 'info';
+}
+
+/**
+ * Logs through pino: one JSON object per line (`level` as a word, ISO `time`, `msg`, then the
+ * fields) with secrets redacted; on a terminal (`stream.isTTY`), pino-pretty's readable lines.
+ */
 export function createJsonLogger(
   stream: Writable,
   options: { level?: LogLevel; base?: Record<string, unknown> } = {},
 ): Logger {
-  const min = ORDER[options.level ?? 'info'];
-  const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
-    if (ORDER[level] < min) return;
-    stream.write(
-      `${JSON.stringify({ time: new Date().toISOString(), level, msg, ...options.base, ...fields })}\n`,
-    );
-  };
+  const destination: DestinationStream = (stream as Writable & { isTTY?: boolean }).isTTY
+    ? pinoPretty({ colorize: true, sync: true, destination: stream })
+    : (stream as unknown as DestinationStream);
+  const log = pino(
+    {
+      level: options.level ?? 'info',
+      base: options.base ?? null,
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT, censor: '[redacted]' },
+    },
+    destination,
+  );
   return {
-    debug: (msg, fields) => write('debug', msg, fields),
-    info: (msg, fields) => write('info', msg, fields),
-    warn: (msg, fields) => write('warn', msg, fields),
-    error: (msg, fields) => write('error', msg, fields),
+    debug: (msg, fields) => log.debug(fields ?? {}, msg),
+    info: (msg, fields) => log.info(fields ?? {}, msg),
+    warn: (msg, fields) => log.warn(fields ?? {}, msg),
+    error: (msg, fields) => log.error(fields ?? {}, msg),
   };
 }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '@toolwire/mcp';
 import { ToolwireError } from '@toolwire/schema';
 import { DEFAULT_DRAIN_MS, DEFAULT_PORT, startServer, type RunningServer } from './start-server.js';
+import { setupTelemetry, type Telemetry } from './telemetry.js';
 
 export interface ServerArgs {
   configPath?: string;
@@ -117,7 +118,11 @@ export async function runServerCli(argv: string[]): Promise<number> {
     return 0;
   }
   let server: RunningServer;
+  let telemetry: Telemetry | undefined;
   try {
+    telemetry = await setupTelemetry(process.env, (message) =>
+      process.stderr.write(`toolwire-server: ${message}\n`),
+    );
     let allowedHosts = args.allowedHosts;
     if (Array.isArray(allowedHosts))
       allowedHosts = [...allowedHosts, 'localhost', '127.0.0.1', '[::1]', '::1', args.host];
@@ -137,8 +142,10 @@ export async function runServerCli(argv: string[]): Promise<number> {
         ? `port ${args.port} on ${args.host} is already in use (pass --port)`
         : (error as Error).message;
     process.stderr.write(`toolwire-server: ${message}\n`);
+    await telemetry?.shutdown();
     return bad || code === 'EADDRINUSE' ? 2 : 1;
   }
+  if (telemetry) process.stderr.write(`toolwire-server: traces exported (${telemetry.exporter})\n`);
   process.stderr.write(`toolwire-server: MCP at ${server.url}/mcp, dashboard at ${server.url}/\n`);
   // One stray rejection (a library's background task) must not take every client down with it.
   process.on('unhandledRejection', (reason) => {
@@ -160,13 +167,15 @@ export async function runServerCli(argv: string[]): Promise<number> {
       stopping = true;
       // SIGINT is someone at a terminal: no load balancer to wait for.
       const closed = signal === 'SIGINT' ? server.stopNow() : server.close();
-      closed.then(
-        () => resolve(0),
-        (error: unknown) => {
-          process.stderr.write(`toolwire-server: shutdown failed: ${(error as Error).message}\n`);
-          resolve(1);
-        },
-      );
+      closed
+        .then(() => telemetry?.shutdown())
+        .then(
+          () => resolve(0),
+          (error: unknown) => {
+            process.stderr.write(`toolwire-server: shutdown failed: ${(error as Error).message}\n`);
+            resolve(1);
+          },
+        );
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));

@@ -11,9 +11,13 @@ import {
   type CircuitBreakerOptions,
   type Forwarder,
   Sessions,
+  isGatewayed,
+  isKnownProtocol,
+  SUPPORTED_PROTOCOLS,
   upstreamHealth,
 } from '@toolwire/forwarder';
 import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
+import { Gauge } from 'prom-client';
 import { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels, sendOpenAiError } from './chat-completions.js';
 import { handleResponses } from './responses-endpoint.js';
@@ -32,7 +36,7 @@ import {
   sendError,
   sendJson,
 } from './http-util.js';
-import { createJsonLogger, type Logger } from './logger.js';
+import { createJsonLogger, logLevelFromEnv, type Logger } from './logger.js';
 import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
 
 export const SERVER_VERSION = '0.1.0';
@@ -133,8 +137,14 @@ function configSource(options: StartServerOptions): ConfigSource {
 }
 
 function registryKeyOf(config: ToolwireConfig): string {
-  const { mcpServers, nativeTools, namespace, policy } = config;
-  return JSON.stringify({ mcpServers, nativeTools, namespace, timeoutMs: policy?.timeoutMs });
+  const { mcpServers, nativeTools, namespace, policy, gateway } = config;
+  return JSON.stringify({
+    mcpServers,
+    nativeTools,
+    namespace,
+    timeoutMs: policy?.timeoutMs,
+    gateway: gateway?.mode,
+  });
 }
 
 /**
@@ -143,6 +153,7 @@ function registryKeyOf(config: ToolwireConfig): string {
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const logger: Logger = createJsonLogger(options.logStream ?? process.stdout, {
+    level: logLevelFromEnv(),
     base: { service: 'toolwire-server' },
   });
   const source = configSource(options);
@@ -164,6 +175,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           .filter((name) => !LOOPBACK_HOSTS.includes(name) && name !== host.toLowerCase());
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const callLog = new CallLog(200);
+  let openConnections = 0;
   const shared: SharedState = initialConfig.redis
     ? createRedisState(initialConfig.redis, logger)
     : createMemoryState();
@@ -185,9 +197,27 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   shared.onCancel((sessionId, requestId) => sessions.cancelHere(sessionId, requestId));
 
   const audit = (entry: AuditEntry): void => {
-    callLog.push(entry);
+    // The dashboard's call log shows finished calls; the "initiated" line is for the log only.
+    if (entry.outcome !== 'initiated') callLog.push(entry);
     logger.info('tool call', { ...entry, event: 'tool_call' });
   };
+
+  const warnedRevisions = new Set<string>();
+  /** An upstream that negotiated a revision this gateway does not know gets one warning. */
+  function warnUnknownRevisions(registry: Registry): void {
+    for (const server of registry.servers()) {
+      const revision = server.protocolVersion;
+      if (!revision || isKnownProtocol(revision)) continue;
+      const key = `${server.name}@${revision}`;
+      if (warnedRevisions.has(key)) continue;
+      warnedRevisions.add(key);
+      logger.warn('upstream negotiated a protocol revision this gateway does not know', {
+        server: server.name,
+        protocolVersion: revision,
+        known: SUPPORTED_PROTOCOLS,
+      });
+    }
+  }
 
   async function buildRuntime(config: ToolwireConfig, previous?: Runtime): Promise<Runtime> {
     const registryKey = registryKeyOf(config);
@@ -199,13 +229,18 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         cacheFile: join(toolwireCacheDir(), 'server-tools-cache.json'),
         clientInfo: { name: 'toolwire-server', version: SERVER_VERSION },
         ...(options.backoff ? { backoff: options.backoff } : {}),
+        // Servers behind a gateway tool connect on first use (seed 004).
+        lazy: (name) => isGatewayed(config, name),
         logger: {
           warn: (message) => logger.warn(message, { component: 'registry' }),
           error: (message) => logger.error(message, { component: 'registry' }),
           debug: (message) => logger.debug(message, { component: 'registry' }),
         },
       });
+      const started = registry;
+      registry.onToolsChanged(() => warnUnknownRevisions(started));
       await registry.start();
+      warnUnknownRevisions(registry);
     }
     const forwarder = createForwarder({
       // The registry is the forwarder's ToolSource. With `redis` in the config the forwarder itself
@@ -229,6 +264,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         }),
       );
     }
+    // Gauges of the HTTP server itself, read at scrape time, on the forwarder's registry.
+    const registers = [forwarder.pipeline.metrics.registry];
+    new Gauge({
+      name: 'toolwire_server_active_connections',
+      help: 'Open TCP connections to the gateway.',
+      registers,
+      collect() {
+        this.set(openConnections);
+      },
+    });
+    new Gauge({
+      name: 'toolwire_server_sessions',
+      help: '2025-era MCP sessions this instance served in the last 30 minutes or still streaming.',
+      registers,
+      collect() {
+        this.set(sessions.localCount);
+      },
+    });
     return {
       config,
       registry,
@@ -347,6 +400,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       else sendError(res, error);
     });
   }
+  server.on('connection', (socket) => {
+    openConnections++;
+    socket.once('close', () => openConnections--);
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // A request that took too long answers 408 (Node's timeouts); anything else malformed, 400.
     const status =

@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { PassThrough } from 'node:stream';
 import type { ToolwireConfig } from '@toolwire/mcp';
+import { BIN_DIR } from './global-setup.js';
 import { startServer, type RunningServer, type StartServerOptions } from '../src/index.js';
 
 export const MODERN = '2026-07-28';
@@ -187,4 +191,49 @@ export async function startRedis(port?: number): Promise<{ url: string; process:
     10_000,
   );
   return { url: `redis://127.0.0.1:${bound}`, process: child };
+}
+
+const BIN = join(BIN_DIR, 'main.js');
+
+export interface Binary {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  stop(): Promise<void>;
+}
+
+/** `toolwire-server` as a child process on a free port, with its own cache folder. */
+export async function startBinary(
+  config: unknown,
+  env: Record<string, string> = {},
+): Promise<Binary> {
+  const dir = mkdtempSync(join(tmpdir(), 'toolwire-gw-'));
+  const file = join(dir, 'toolwire.config.json');
+  writeFileSync(file, JSON.stringify(config));
+  const child = spawn(process.execPath, [BIN, '--config', file, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache'), ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exit = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const url = await waitFor(
+    () => /MCP at (http:\/\/[^\s]+)\/mcp/.exec(err)?.[1],
+    `the server to start (stderr: ${err})`,
+  );
+  return {
+    child,
+    url,
+    stdout: () => out,
+    stderr: () => err,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exit;
+      }
+    },
+  };
 }

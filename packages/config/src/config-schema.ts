@@ -139,6 +139,12 @@ export const mcpServerConfigSchema = Type.Object(
     ),
     /** OAuth 2.1 for a remote server (`url`): tokens are obtained, stored and refreshed by the registry. */
     auth: Type.Optional(mcpOAuthConfigSchema),
+    gateway: Type.Optional(
+      Type.Boolean({
+        description:
+          'Overrides gateway.mode for this server: true puts its tools behind one gateway tool named after the server (list/describe/execute; connected on first use), false exposes them directly.',
+      }),
+    ),
   },
   {
     additionalProperties: false,

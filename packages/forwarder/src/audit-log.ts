@@ -7,7 +7,10 @@ export interface AuditEntry {
   tool: string;
   upstream: string;
   durationMs: number;
-  outcome: 'ok' | 'tool_error' | 'error' | 'refused' | 'cached';
+  /** `initiated`: the call has run for a second and is still going (its outcome line follows). */
+  outcome: 'ok' | 'tool_error' | 'error' | 'refused' | 'cached' | 'initiated';
+  /** The client's network address, when the call came over HTTP. */
+  address?: string;
   error?: string;
   arguments?: unknown;
   traceId?: string;

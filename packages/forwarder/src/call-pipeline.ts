@@ -64,6 +64,8 @@ export interface CallContext {
   extraParams?: Record<string, unknown>;
   /** The caller speaks 2026-07-28 and can answer an `input_required` result. */
   modern?: boolean;
+  /** The client's network address (the audit line names it). */
+  address?: string;
 }
 
 export interface ToolEntry {
@@ -482,6 +484,7 @@ export class CallPipeline {
   async call(name: string, args: unknown, context: CallContext = {}): Promise<CallToolResult> {
     const started = performance.now();
     const client = context.token?.client ?? 'anonymous';
+    const address = context.address;
     const entry = this.tools().get(name);
     if (!entry) {
       throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
@@ -489,20 +492,29 @@ export class CallPipeline {
     const server = entry.server;
     const refusal = this.refusal(entry, context.token);
     if (refusal) {
-      this.finish(entry, client, args, started, 'refused', refusal.message);
+      this.finish(entry, client, args, started, 'refused', refusal.message, undefined, address);
       throw new JsonRpcFault(POLICY_REFUSED, refusal.message, {
         policy: refusal.policy,
         tool: name,
       });
     }
-    await this.checkRateLimits(entry, client, args, started);
+    await this.checkRateLimits(entry, client, args, started, address);
 
     const input = args ?? {};
     if (entry.validator) {
       const checked = entry.validator.validate(input);
       if (!checked.success) {
         const text = `Invalid arguments for tool "${name}": ${formatIssues(checked.issues)}`;
-        this.finish(entry, client, args, started, 'refused', 'invalid arguments');
+        this.finish(
+          entry,
+          client,
+          args,
+          started,
+          'refused',
+          'invalid arguments',
+          undefined,
+          address,
+        );
         return { content: [{ type: 'text', text }], isError: true };
       }
     }
@@ -514,7 +526,7 @@ export class CallPipeline {
       );
       if (violation) {
         const message = `Argument ${violation.path} of tool "${name}" is refused by policy.paths: ${violation.message}`;
-        this.finish(entry, client, args, started, 'refused', message);
+        this.finish(entry, client, args, started, 'refused', message, undefined, address);
         throw new JsonRpcFault(POLICY_REFUSED, message, {
           policy: 'policy.paths',
           tool: name,
@@ -533,13 +545,18 @@ export class CallPipeline {
       const hit = found instanceof Promise ? await found : found;
       this.metrics.cache(name, hit !== undefined);
       if (hit) {
-        this.finish(entry, client, args, started, 'cached');
+        this.finish(entry, client, args, started, 'cached', undefined, undefined, address);
         return hit;
       }
     }
 
-    const { span, ctx } = this.tracer.start(name, server, context.meta);
+    const { span, ctx } = this.tracer.start(name, server, context.meta, client);
     const trace = this.tracer.inject(ctx, context.meta);
+    // A call still running after a second gets an "initiated" line before its outcome line.
+    const initiated = this.audit
+      ? setTimeout(() => this.auditLine(entry, client, args, started, 'initiated', address), 1000)
+      : undefined;
+    initiated?.unref();
     try {
       const result = await this.execute(entry, input, context, trace);
       if (entry.writes) await this.invalidate(server);
@@ -548,7 +565,7 @@ export class CallPipeline {
       }
       const outcome = result.isError ? 'tool_error' : 'ok';
       this.tracer.end(span, outcome);
-      this.finish(entry, client, args, started, outcome, undefined, trace.traceparent);
+      this.finish(entry, client, args, started, outcome, undefined, trace.traceparent, address);
       return result;
     } catch (error) {
       // A call that failed may still have written (a timeout, a lost answer).
@@ -556,8 +573,10 @@ export class CallPipeline {
       const fault = this.toFault(error, entry);
       this.metrics.error(name, server, errorType(error));
       this.tracer.end(span, 'error', fault.message);
-      this.finish(entry, client, args, started, 'error', fault.message, trace.traceparent);
+      this.finish(entry, client, args, started, 'error', fault.message, trace.traceparent, address);
       throw fault;
+    } finally {
+      clearTimeout(initiated);
     }
   }
 
@@ -667,6 +686,7 @@ export class CallPipeline {
     client: string,
     args: unknown,
     started: number,
+    address?: string,
   ): Promise<void> {
     const perMinute = this.config.policy?.rateLimit?.perMinute;
     if (perMinute !== undefined) {
@@ -680,6 +700,7 @@ export class CallPipeline {
           wait,
           'policy.rateLimit.perMinute',
           'client',
+          address,
         );
     }
     if (entry.perToolLimit !== undefined) {
@@ -688,7 +709,16 @@ export class CallPipeline {
         entry.perToolLimit,
       );
       if (wait > 0)
-        this.rateLimited(entry, client, args, started, wait, 'policy.rateLimit.perTool', 'tool');
+        this.rateLimited(
+          entry,
+          client,
+          args,
+          started,
+          wait,
+          'policy.rateLimit.perTool',
+          'tool',
+          address,
+        );
     }
   }
 
@@ -700,10 +730,11 @@ export class CallPipeline {
     retryAfterMs: number,
     policy: string,
     scope: string,
+    address?: string,
   ): never {
     const message = `Call refused: rate limit exceeded for ${scope === 'client' ? `client "${client}"` : `tool "${entry.tool.name}"`} (${policy}); retry after ${retryAfterMs} ms`;
     this.metrics.rateLimited.labels(scope).inc();
-    this.finish(entry, client, args, started, 'refused', message);
+    this.finish(entry, client, args, started, 'refused', message, undefined, address);
     throw new JsonRpcFault(RATE_LIMITED, message, { retryAfterMs, policy, tool: entry.tool.name });
   }
 
@@ -917,11 +948,26 @@ export class CallPipeline {
     outcome: AuditEntry['outcome'],
     error?: string,
     traceparent?: string,
+    address?: string,
   ): void {
     const durationMs = performance.now() - started;
     this.metrics.call(entry.tool.name, entry.server, outcome);
     if (outcome !== 'refused') this.metrics.observe(entry.server, durationMs / 1000);
+    this.auditLine(entry, client, args, started, outcome, address, error, traceparent);
+  }
+
+  private auditLine(
+    entry: ToolEntry,
+    client: string,
+    args: unknown,
+    started: number,
+    outcome: AuditEntry['outcome'],
+    address?: string,
+    error?: string,
+    traceparent?: string,
+  ): void {
     if (!this.audit) return;
+    const durationMs = performance.now() - started;
     const line: AuditEntry = {
       time: new Date().toISOString(),
       client,
@@ -931,6 +977,7 @@ export class CallPipeline {
       outcome,
       arguments: this.auditArguments ? args : redactArguments(args),
     };
+    if (address) line.address = address;
     if (error) line.error = error;
     if (traceparent) line.traceId = traceparent.split('-')[1];
     this.audit(line);

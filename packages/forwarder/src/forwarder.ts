@@ -57,6 +57,7 @@ import {
   SUPPORTED_PROTOCOLS,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from './mcp-protocol.js';
+import { GatewayMode, listedTool } from './gateway-mode.js';
 import { filterMetrics, ForwarderMetrics } from './metrics.js';
 import type { PolicyRefusal } from './policy.js';
 import { relayPassthrough } from './passthrough-relay.js';
@@ -190,6 +191,8 @@ export interface DispatchContext {
   /** Where notifications for this request go (progress, log messages, list_changed). */
   notify?: (notification: { method: string; params?: Record<string, unknown> }) => void;
   session?: Session;
+  /** The client's network address (for the audit line). */
+  address?: string;
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -205,6 +208,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   const config = validateConfig(options.config ?? {});
   const metrics = new ForwarderMetrics();
   const pipeline = new CallPipeline({ ...options, config, metrics });
+  const gateway = new GatewayMode(pipeline, options.source);
   const serverInfo = options.serverInfo ?? { name: 'toolwire-forwarder', version: '0.1.0' };
   const tokens = new Map(authTokensOf(config).map((token) => [token.token, token]));
   const ownsSessions = options.sessions === undefined;
@@ -415,15 +419,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       case 'tools/list': {
         const { tools, hiddenByPolicy, unavailable } = pipeline.visibleTools(context.token, route);
         if (route === undefined) updateGauges(hiddenByPolicy, unavailable);
-        return {
-          tools: tools.map(({ tool }) => ({
-            name: route !== undefined ? tool.originalName : tool.name,
-            ...(tool.description !== undefined ? { description: tool.description } : {}),
-            inputSchema: tool.inputSchema,
-            ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-            ...(tool.annotations ? { annotations: tool.annotations } : {}),
-          })),
-        };
+        if (route === undefined) return { tools: gateway.list(tools) };
+        return { tools: tools.map((entry) => listedTool(entry, entry.tool.originalName)) };
       }
       case 'tools/call': {
         if (typeof params.name !== 'string')
@@ -440,11 +437,17 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         const meta = isRecord(params._meta) ? params._meta : undefined;
         const token = meta?.progressToken;
         const { name: _name, arguments: _args, _meta: _m, ...extraParams } = params;
-        return pipeline.call(name, params.arguments, {
+        const gatewayed = route === undefined ? gateway.serverOf(name) : undefined;
+        const call = (tool: string, args: unknown, callContext: CallContext) =>
+          gatewayed !== undefined
+            ? gateway.call(gatewayed, args, callContext)
+            : pipeline.call(tool, args, callContext);
+        return call(name, params.arguments, {
           token: context.token,
           signal: context.signal,
           meta,
           modern: context.modern,
+          ...(context.address !== undefined ? { address: context.address } : {}),
           extraParams,
           onProgress:
             token !== undefined && context.notify
@@ -878,7 +881,12 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
         : 200;
     try {
       await respondWithProgress(req, res, { controller, headers, status }, (notify) =>
-        dispatch(message, { ...context, signal: controller.signal, notify }),
+        dispatch(message, {
+          ...context,
+          signal: controller.signal,
+          notify,
+          ...(req.socket.remoteAddress ? { address: req.socket.remoteAddress } : {}),
+        }),
       );
     } finally {
       context.session?.inflight.delete(id);

@@ -2,6 +2,18 @@ export { createForwarder } from './forwarder.js';
 export type { CreateForwarderOptions, Forwarder, DispatchContext } from './forwarder.js';
 export { serveStdio } from './stdio-server.js';
 export { upstreamHealth } from './tool-source.js';
+export { isKnownProtocol, SUPPORTED_PROTOCOLS } from './mcp-protocol.js';
+export {
+  GatewayMode,
+  isGatewayed,
+  listedTool,
+  META_SOURCE,
+  META_SERVER,
+  META_ORIGINAL_NAME,
+  META_STATUS,
+  META_GATEWAY,
+} from './gateway-mode.js';
+export type { ListedTool } from './gateway-mode.js';
 export type {
   UpstreamHealth,
   ToolSource,

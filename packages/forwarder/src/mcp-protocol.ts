@@ -2,6 +2,11 @@
 export const MODERN_PROTOCOL = '2026-07-28';
 export const LEGACY_PROTOCOLS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 export const SUPPORTED_PROTOCOLS = [MODERN_PROTOCOL, ...LEGACY_PROTOCOLS];
+
+/** Is this a protocol revision the forwarder knows (an upstream may negotiate a newer one)? */
+export function isKnownProtocol(revision: string): boolean {
+  return (SUPPORTED_PROTOCOLS as readonly string[]).includes(revision);
+}
 export const PROTOCOL_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 

@@ -72,6 +72,11 @@ export class Sessions {
     this.sweeper.unref();
   }
 
+  /** Sessions this process served within the idle window (or still streaming), for metrics. */
+  get localCount(): number {
+    return this.local.size;
+  }
+
   /** A new session id for an answered `initialize`. */
   open(protocolVersion: string, token: AuthToken | undefined, server: string | undefined): string {
     return this.codec.mint({

@@ -46,8 +46,9 @@ export interface ToolSource extends BaseToolSource {
   getClient?(serverName: string): unknown;
   onToolsChanged(listener: (event: { server: string }) => void): () => void;
   /**
-   * Optional: connect an upstream that is down now, without waiting for its backoff (the
-   * forwarder calls it when its probe finds the upstream answering again).
+   * Optional: connect an upstream that is down, or `idle` (lazy), now, without waiting for its
+   * backoff (the forwarder calls it when its probe finds the upstream answering again, and its
+   * gateway tools on first use).
    */
   connect?(serverName: string): Promise<void>;
   /**

@@ -38,6 +38,7 @@ export class CallTracer {
     tool: string,
     upstream: string,
     carrier: Record<string, unknown> | undefined,
+    client?: string,
   ): { span: Span; ctx: Context } {
     const parent = parentContext(carrier);
     const span = this.tracer.startSpan(
@@ -48,6 +49,7 @@ export class CallTracer {
           'mcp.method.name': 'tools/call',
           'gen_ai.tool.name': tool,
           'toolwire.upstream': upstream,
+          ...(client !== undefined ? { 'toolwire.client': client } : {}),
         },
       },
       parent,

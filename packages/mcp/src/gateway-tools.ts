@@ -1,5 +1,15 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { ToolExecutionError, toolContent, toolResultFromMcp, type AnyTool } from '@toolwire/schema';
+import {
+  findGatewayTarget,
+  GATEWAY_INPUT_SCHEMA,
+  gatewayDescription,
+  gatewayListing,
+  gatewayToolDescription,
+  parseGatewayRequest,
+  toolContent,
+  toolResultFromMcp,
+  type AnyTool,
+} from '@toolwire/schema';
 import { assignToolNames, type NamingEntry } from './naming.js';
 import type { Registry, RegistryTool } from './registry.js';
 
@@ -110,81 +120,32 @@ function serverTool(registry: GatewayRegistry, server: string, name: string): An
   const info = registry.servers().find((s) => s.name === server);
   return {
     name,
-    description: `Gateway to the tools of MCP server "${server}"${info?.tools ? ` (${info.tools} tools)` : ''}. action "list" lists them, "describe" shows one tool's input schema, "execute" runs one with its arguments.`,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        action: {
-          type: 'string',
-          enum: ['list', 'describe', 'execute'],
-          description: 'list, describe or execute.',
-        },
-        tool: {
-          type: 'string',
-          description: 'For describe and execute: the tool name as shown by list.',
-        },
-        arguments: {
-          type: 'object',
-          description: 'For execute: the arguments of the tool, matching its input schema.',
-        },
-      },
-      required: ['action'],
-      additionalProperties: false,
-    },
-    execute: async (
-      args: {
-        action: 'list' | 'describe' | 'execute';
-        tool?: string;
-        arguments?: Record<string, unknown>;
-      },
-      context: { signal: AbortSignal; toolCallId: string },
-    ) => {
+    description: gatewayToolDescription(server, info?.tools),
+    inputSchema: GATEWAY_INPUT_SCHEMA,
+    execute: async (args: unknown, context: { signal: AbortSignal; toolCallId: string }) => {
+      const request = parseGatewayRequest(args);
       // Lazy registries connect a server the first time the model asks about it.
       if (registry.servers().find((s) => s.name === server)?.status === 'idle')
         await registry.connect(server);
-      const own = registry.listTools().filter((tool) => tool.source === server);
-      if (args.action === 'list') {
-        const status = registry.servers().find((s) => s.name === server);
-        return {
-          server,
-          status: status?.status,
-          ...(status?.reason ? { reason: status.reason } : {}),
-          tools: own.map((tool) => ({
-            name: tool.originalName,
-            description: firstSentence(tool.description),
-            ...(tool.status !== 'ok' ? { status: tool.status } : {}),
-          })),
-        };
+      const own = registry
+        .listTools()
+        .filter((tool) => tool.source === server)
+        .map((tool) => ({ ...tool, name: tool.originalName, exposedName: tool.name }));
+      if (request.action === 'list') {
+        const state = registry.servers().find((s) => s.name === server) ?? {};
+        return gatewayListing(server, state, own);
       }
-      if (!args.tool)
-        throw new ToolExecutionError({
-          category: 'invalidArguments',
-          message: `action "${args.action}" needs "tool" (one of: ${own.map((t) => t.originalName).join(', ')})`,
-        });
-      const target =
-        own.find((tool) => tool.originalName === args.tool) ??
-        own.find((tool) => tool.name === args.tool);
-      if (!target) {
-        throw new ToolExecutionError({
-          category: 'resourceNotFound',
-          message: `server "${server}" has no tool "${args.tool}"; use action "list" to see its tools`,
-          details: { available: own.map((t) => t.originalName).join(', ') },
-        });
-      }
-      if (args.action === 'describe') {
-        return {
-          name: target.originalName,
-          description: target.description,
-          inputSchema: target.inputSchema,
-          ...(target.outputSchema ? { outputSchema: target.outputSchema } : {}),
-          ...(target.annotations ? { annotations: target.annotations } : {}),
-          status: target.status,
-        };
-      }
-      const result: CallToolResult = await registry.callTool(target.name, args.arguments ?? {}, {
-        signal: context.signal,
-      });
-      const converted = toolResultFromMcp({ id: context.toolCallId, name: target.name }, result);
+      const target = findGatewayTarget(server, request, own, (tool) => tool.exposedName);
+      if (request.action === 'describe') return gatewayDescription(target);
+      const result: CallToolResult = await registry.callTool(
+        target.exposedName,
+        request.arguments,
+        { signal: context.signal },
+      );
+      const converted = toolResultFromMcp(
+        { id: context.toolCallId, name: target.exposedName },
+        result,
+      );
       return toolContent(converted.content, {
         isError: converted.isError,
         ...(converted.structuredContent !== undefined
@@ -193,9 +154,4 @@ function serverTool(registry: GatewayRegistry, server: string, name: string): An
       });
     },
   };
-}
-
-function firstSentence(text: string): string {
-  const line = text.split('\n')[0] ?? text;
-  return line.length > 160 ? `${line.slice(0, 157)}…` : line;
 }

@@ -110,9 +110,10 @@ export interface CreateRegistryOptions {
   nullMeansAbsent?: boolean;
   /**
    * Connect each server on first use instead of in `start()` (seed 004's gateway pattern): its
-   * status is `idle` until then and its tools come from the cache file, if any.
+   * status is `idle` until then and its tools come from the cache file, if any. A function decides
+   * per server (the gateway server connects only the servers behind a gateway tool lazily).
    */
-  lazy?: boolean;
+  lazy?: boolean | ((serverName: string) => boolean);
 }
 
 /** A server's list of tools, prompts or resources changed. */
@@ -183,13 +184,11 @@ class McpRegistry implements Registry {
   private namingWarnings: string[] = [];
   private started: Promise<void> | undefined;
   private readonly nullMeansAbsent: boolean;
-  private readonly lazy: boolean;
 
   constructor(options: CreateRegistryOptions) {
     this.config = options.config as ToolwireConfig;
     this.logger = options.logger ?? stderrLogger;
     this.nullMeansAbsent = options.nullMeansAbsent ?? true;
-    this.lazy = options.lazy ?? false;
     this.natives =
       options.nativeTools ??
       createNativeTools(this.config.nativeTools ?? ['hash', 'time', 'calculate']);
@@ -224,7 +223,7 @@ class McpRegistry implements Registry {
         ...(cached?.prior ? { prior: cached.prior } : {}),
         ...(options.handlers ? { handlers: options.handlers } : {}),
         ...(config.auth ? { oauth: oauthSession(name, config) } : {}),
-        lazy: options.lazy ?? false,
+        lazy: typeof options.lazy === 'function' ? options.lazy(name) : (options.lazy ?? false),
         onChange: (reason) => this.changed(name, reason),
         onListed: (tools, prior, protocolVersion) =>
           this.cache?.set(name, config, tools, prior, protocolVersion),
@@ -235,10 +234,11 @@ class McpRegistry implements Registry {
   }
 
   start(): Promise<void> {
-    // Lazy: nothing connects until a tool of the server is called (or `connect(name)`).
-    if (this.lazy) return Promise.resolve();
+    // Lazy servers stay idle until a tool of theirs is called (or `connect(name)`).
     this.started ??= Promise.all(
-      [...this.connections.values()].map((connection) => connection.connect()),
+      [...this.connections.values()]
+        .filter((connection) => connection.status !== 'idle')
+        .map((connection) => connection.connect()),
     ).then(() => undefined);
     return this.started;
   }

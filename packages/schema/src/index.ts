@@ -170,3 +170,13 @@ export type {
   McpResourceLink,
 } from './mcp-tool-result.js';
 export type { ToolSource, ToolSourceTool, ToolSourceCallOptions } from './tool-source.js';
+export {
+  GATEWAY_ACTIONS,
+  GATEWAY_INPUT_SCHEMA,
+  gatewayToolDescription,
+  parseGatewayRequest,
+  findGatewayTarget,
+  gatewayListing,
+  gatewayDescription,
+} from './gateway-tool.js';
+export type { GatewayAction, GatewayRequest, GatewayTarget } from './gateway-tool.js';

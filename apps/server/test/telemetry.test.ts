@@ -1,0 +1,121 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- OTLP JSON is read field by field */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { fixtureStdioConfig } from '@toolwire/testing/mcp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setupTelemetry } from '../src/telemetry.js';
+import { startBinary, waitFor } from './helpers.js';
+
+/** OTLP/HTTP ids are hex in the JSON encoding; some exporters send base64. */
+function hexId(id: string): string {
+  return /^[\da-f]+$/i.test(id) ? id.toLowerCase() : Buffer.from(id, 'base64').toString('hex');
+}
+
+function attributes(span: any): Record<string, unknown> {
+  return Object.fromEntries(
+    (span.attributes ?? []).map((a: any) => [a.key, Object.values(a.value ?? {})[0]]),
+  );
+}
+
+describe('setupTelemetry', () => {
+  it('loads and registers nothing when no OTEL_* variable asks for it', async () => {
+    expect(await setupTelemetry({})).toBeUndefined();
+    expect(await setupTelemetry({ OTEL_SERVICE_NAME: 'x' })).toBeUndefined();
+    expect(
+      await setupTelemetry({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+        OTEL_SDK_DISABLED: 'true',
+      }),
+    ).toBeUndefined();
+    expect(
+      await setupTelemetry({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+        OTEL_TRACES_EXPORTER: 'none',
+      }),
+    ).toBeUndefined();
+  });
+});
+
+// A local OTLP/HTTP receiver (JSON) and the real binary configured only through OTEL_* variables.
+describe('toolwire-server telemetry', () => {
+  let receiver: Server;
+  let endpoint: string;
+  const spans: Array<{ resource: any; span: any }> = [];
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        if (req.url === '/v1/traces' && req.headers['content-type']?.includes('json')) {
+          const parsed = JSON.parse(body);
+          for (const rs of parsed.resourceSpans ?? [])
+            for (const ss of rs.scopeSpans ?? [])
+              for (const span of ss.spans ?? []) spans.push({ resource: rs.resource, span });
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  });
+
+  for (const mode of ['legacy', 'auto'] as const) {
+    it(`exports a call's span with tool, upstream, client and outcome under the caller's trace (${mode})`, async () => {
+      const bin = await startBinary(
+        {
+          nativeTools: [],
+          mcpServers: { fx: fixtureStdioConfig({ tools: ['add'] }) },
+          auth: { tokens: [{ token: 'ci-token', client: 'ci', allow: ['*'] }] },
+        },
+        {
+          OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_SERVICE_NAME: `toolwire-test-${mode}`,
+          OTEL_BSP_SCHEDULE_DELAY: '50',
+        },
+      );
+      const client = new Client({ name: 'otel', version: '1' }, {
+        versionNegotiation: { mode },
+      } as never);
+      try {
+        expect(bin.stderr()).toMatch(/traces exported \(otlp http\/json\)/);
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${bin.url}/mcp`), {
+            requestInit: { headers: { authorization: 'Bearer ci-token' } },
+          }),
+        );
+        const traceId = mode === 'legacy' ? 'a'.repeat(32) : 'b'.repeat(32);
+        const parentId = mode === 'legacy' ? '1'.repeat(16) : '2'.repeat(16);
+        const result = await client.callTool({
+          name: 'fx__add',
+          arguments: { a: 1, b: 2 },
+          _meta: { traceparent: `00-${traceId}-${parentId}-01` },
+        });
+        expect(result.structuredContent).toEqual({ sum: 3 });
+        const found = await waitFor(
+          () => spans.find(({ span }) => hexId(span.traceId) === traceId),
+          'the span at the OTLP receiver',
+        );
+        expect(found.span.name).toBe('tools/call fx__add');
+        expect(hexId(found.span.parentSpanId)).toBe(parentId);
+        expect(attributes(found.span)).toMatchObject({
+          'gen_ai.tool.name': 'fx__add',
+          'toolwire.upstream': 'fx',
+          'toolwire.client': 'ci',
+          'toolwire.outcome': 'ok',
+        });
+        expect(attributes(found.resource)).toMatchObject({
+          'service.name': `toolwire-test-${mode}`,
+        });
+      } finally {
+        await client.close().catch(() => {});
+        await bin.stop();
+      }
+    });
+  }
+});
