@@ -1,0 +1,164 @@
+// Runs every TypeScript example of every README (root, packages/*, apps/*) that imports something,
+// from the repository, against fake provider servers: a newcomer can paste them and they work.
+// It lives here because @toolwire/agent (dev-)depends on every provider, @toolwire/testing and tsx.
+// A block that cannot run here is marked in its README, on the line before it, with
+// `<!-- not-runnable: reason -->`; it is reported as skipped with that reason. A block marked
+// `<!-- continues the example above -->` runs after the README's last unmarked example (it uses
+// what that one defined).
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startFakeProvider, type FakeProvider } from '@toolwire/testing/providers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const tsx = import.meta.resolve('tsx');
+const FAKE_ANSWER = 'Hello from the fake provider.';
+const RUN_TIMEOUT_MS = 30_000;
+
+/**
+ * Where a README's examples run from when its own package lacks what they import: the root README
+ * from @toolwire/agent (it depends on every package), @toolwire/testing's (it shows the OpenAI SDK)
+ * from @toolwire/openai.
+ */
+const RUN_FROM: Record<string, string> = {
+  '.': 'packages/agent',
+  'packages/testing': 'packages/openai',
+};
+
+interface Example {
+  where: string;
+  /** The directory the example runs from (the README's package, so its dependencies resolve). */
+  dir: string;
+  code: string;
+  notRunnable?: string;
+}
+
+function readmes(): string[] {
+  const files = [join(repoRoot, 'README.md')];
+  for (const group of ['packages', 'apps']) {
+    for (const entry of readdirSync(join(repoRoot, group), { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const file = join(repoRoot, group, entry.name, 'README.md');
+      try {
+        readFileSync(file);
+        files.push(file);
+      } catch {
+        // a package without a README
+      }
+    }
+  }
+  return files;
+}
+
+function examples(): Example[] {
+  const found: Example[] = [];
+  for (const file of readmes()) {
+    let base = '';
+    const lines = readFileSync(file, 'utf8').split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      if (!/^```(ts|typescript)\s*$/.test(lines[i]!)) continue;
+      const fence = i + 1;
+      let end = i + 1;
+      while (end < lines.length && !/^```\s*$/.test(lines[end]!)) end++;
+      let code = lines.slice(i + 1, end).join('\n');
+      let before = i - 1;
+      while (before >= 0 && lines[before]!.trim() === '') before--;
+      const comment = lines[before]?.trim() ?? '';
+      const marker = /^<!--\s*not-runnable:\s*(.+?)\s*-->$/.exec(comment);
+      i = end;
+      if (!/^\s*import\s/m.test(code)) continue;
+      if (/^<!--\s*continues the example above\s*-->$/.test(comment)) code = `${base}\n${code}`;
+      else if (!marker) base = code;
+      const where = relative(repoRoot, file);
+      found.push({
+        where: `${where}:${fence}`,
+        dir: join(repoRoot, RUN_FROM[dirname(where)] ?? dirname(where)),
+        code,
+        ...(marker ? { notRunnable: marker[1]! } : {}),
+      });
+    }
+  }
+  return found;
+}
+
+// Concurrent (Vitest's maxConcurrency, 5): each example is a Node process waiting on I/O.
+describe.concurrent('README TypeScript examples run from the repository', () => {
+  const all = examples();
+  const fakes: FakeProvider[] = [];
+  let env: NodeJS.ProcessEnv = {};
+
+  beforeAll(async () => {
+    const [openai, anthropic, ollama, google] = await Promise.all(
+      (['openai', 'anthropic', 'ollama', 'google'] as const).map((provider) =>
+        startFakeProvider({ provider }),
+      ),
+    );
+    fakes.push(openai!, anthropic!, ollama!, google!);
+    // The examples run concurrently against the same servers: enough answers for all of them.
+    for (const fake of fakes)
+      for (let i = 0; i < 200; i++)
+        fake.push({ text: FAKE_ANSWER, usage: { inputTokens: 10, outputTokens: 5 } });
+    env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      OPENAI_BASE_URL: `${openai!.url}/v1`,
+      OPENAI_API_KEY: 'sk-fake',
+      XAI_API_KEY: 'xai-fake',
+      ANTHROPIC_BASE_URL: anthropic!.url,
+      ANTHROPIC_API_KEY: 'sk-ant-fake',
+      OLLAMA_HOST: ollama!.url,
+      GOOGLE_GEMINI_BASE_URL: google!.url,
+      GEMINI_API_KEY: 'gemini-fake',
+    };
+  });
+
+  afterAll(async () => {
+    await Promise.all(fakes.map((fake) => fake.close()));
+    for (const dir of new Set(all.map((example) => join(example.dir, '.readme-examples'))))
+      rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds the examples of the READMEs', () => {
+    expect(all.length).toBeGreaterThanOrEqual(25);
+  });
+
+  for (const example of all) {
+    if (example.notRunnable) {
+      it.skip(`${example.where} (not runnable: ${example.notRunnable})`, () => {});
+      continue;
+    }
+    it(`${example.where} runs`, { timeout: RUN_TIMEOUT_MS + 5_000 }, async () => {
+      const dir = join(example.dir, '.readme-examples');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `${example.where.replace(/[^\w]+/g, '-')}.mts`);
+      writeFileSync(file, example.code);
+      try {
+        await run(process.execPath, ['--conditions=@toolwire/source', '--import', tsx, file], {
+          cwd: example.dir,
+          env,
+          timeout: RUN_TIMEOUT_MS,
+          killSignal: 'SIGKILL',
+        });
+      } catch (error) {
+        const failure = error as {
+          code?: unknown;
+          signal?: unknown;
+          stdout?: string;
+          stderr?: string;
+        };
+        throw new Error(
+          `${example.where} failed (exit ${String(failure.code)}, signal ${String(failure.signal)}):\n${failure.stderr ?? ''}${failure.stdout ?? ''}`.slice(
+            0,
+            4000,
+          ),
+        );
+      } finally {
+        rmSync(file, { force: true });
+      }
+    });
+  }
+});
