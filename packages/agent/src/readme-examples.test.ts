@@ -4,7 +4,8 @@
 // A block that cannot run here is marked in its README, on the line before it, with
 // `<!-- not-runnable: reason -->`; it is reported as skipped with that reason. A block marked
 // `<!-- continues the example above -->` runs after the README's last unmarked example (it uses
-// what that one defined).
+// what that one defined). When a README shows a `toolwire.config.json` (a ```json block after a line
+// "`toolwire.config.json`:"), its later examples run in a directory holding that file.
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -35,6 +36,8 @@ interface Example {
   dir: string;
   code: string;
   notRunnable?: string;
+  /** The `toolwire.config.json` the README showed before the example. */
+  config?: string;
 }
 
 function readmes(): string[] {
@@ -58,8 +61,20 @@ function examples(): Example[] {
   const found: Example[] = [];
   for (const file of readmes()) {
     let base = '';
+    let config: string | undefined;
     const lines = readFileSync(file, 'utf8').split('\n');
     for (let i = 0; i < lines.length; i++) {
+      if (/^`toolwire\.config\.json`:\s*$/.test(lines[i]!)) {
+        let start = i + 1;
+        while (start < lines.length && lines[start]!.trim() === '') start++;
+        if (/^```jsonc?\s*$/.test(lines[start]!)) {
+          let end = start + 1;
+          while (end < lines.length && !/^```\s*$/.test(lines[end]!)) end++;
+          config = lines.slice(start + 1, end).join('\n');
+          i = end;
+        }
+        continue;
+      }
       if (!/^```(ts|typescript)\s*$/.test(lines[i]!)) continue;
       const fence = i + 1;
       let end = i + 1;
@@ -79,6 +94,7 @@ function examples(): Example[] {
         dir: join(repoRoot, RUN_FROM[dirname(where)] ?? dirname(where)),
         code,
         ...(marker ? { notRunnable: marker[1]! } : {}),
+        ...(config !== undefined ? { config } : {}),
       });
     }
   }
@@ -134,11 +150,18 @@ describe.concurrent('README TypeScript examples run from the repository', () => 
     it(`${example.where} runs`, { timeout: RUN_TIMEOUT_MS + 5_000 }, async () => {
       const dir = join(example.dir, '.readme-examples');
       mkdirSync(dir, { recursive: true });
-      const file = join(dir, `${example.where.replace(/[^\w]+/g, '-')}.mts`);
+      const name = example.where.replace(/[^\w]+/g, '-');
+      const file = join(dir, `${name}.mts`);
       writeFileSync(file, example.code);
+      let cwd = example.dir;
+      if (example.config !== undefined) {
+        cwd = join(dir, name);
+        mkdirSync(cwd, { recursive: true });
+        writeFileSync(join(cwd, 'toolwire.config.json'), example.config);
+      }
       try {
         await run(process.execPath, ['--conditions=@toolwire/source', '--import', tsx, file], {
-          cwd: example.dir,
+          cwd,
           env,
           timeout: RUN_TIMEOUT_MS,
           killSignal: 'SIGKILL',
@@ -158,6 +181,7 @@ describe.concurrent('README TypeScript examples run from the repository', () => 
         );
       } finally {
         rmSync(file, { force: true });
+        if (cwd !== example.dir) rmSync(cwd, { recursive: true, force: true });
       }
     });
   }
