@@ -1,5 +1,6 @@
 // Writes config.schema.json from the TypeBox schema in src/config-schema.ts (run by `build`).
-// The file is rewritten only when its content differs, so formatting by prettier is kept.
+// The file is rewritten only when its content differs; prettier leaves it alone (.prettierignore),
+// so the committed file is always exactly what this script writes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { configJsonSchemaDocument } from '../src/config-schema.js';
