@@ -5,8 +5,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   allocationPatterns,
-  hostMemoryMeasurable,
+  hostMemorySkipNote,
   mebibytes,
+  runHostMemoryTests,
   runnerOverheadBytes,
 } from '@toolwire/testing/memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,8 +65,8 @@ async function runMeasured(code: string, memoryMb: number) {
   }
 }
 
-describe.skipIf(!hostMemoryMeasurable)(
-  'toolwire code run --memory-mb (peak RSS of the process)',
+describe.skipIf(!runHostMemoryTests)(
+  `toolwire code run --memory-mb (peak RSS of the process)${hostMemorySkipNote}`,
   () => {
     const sizes = [16, 64];
     const baselines = new Map<number, number>();

@@ -95,18 +95,31 @@ export interface ParsedRequest {
   maxOutputTokens: number | undefined;
 }
 
-function textOf(content: unknown, path: string): string {
+/**
+ * The text of an OpenAI message `content`: a string, or text parts of the given types joined by
+ * newlines. Chat Completions allows a missing content (`null`); the Responses API does not.
+ */
+export function textOf(
+  content: unknown,
+  path: string,
+  partTypes: readonly string[] = ['text'],
+  allowMissing = true,
+): string {
   if (typeof content === 'string') return content;
-  if (content === null || content === undefined) return '';
+  if (allowMissing && (content === null || content === undefined)) return '';
   if (Array.isArray(content)) {
     return content
       .map((part, i) => {
-        if (isRecord(part) && part.type === 'text' && typeof part.text === 'string')
+        if (
+          isRecord(part) &&
+          partTypes.includes(String(part.type)) &&
+          typeof part.text === 'string'
+        )
           return part.text;
         throw openAiError(
           400,
-          `${path}[${i}]: only text parts are supported`,
-          path,
+          `${path}[${i}]: only ${partTypes.join(', ')} parts are supported`,
+          `${path}[${i}]`,
           'unsupported_content',
         );
       })

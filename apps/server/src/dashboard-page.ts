@@ -454,7 +454,9 @@ return { now, sum };</textarea>
     try {
       const { calls } = await api('/api/calls?after=' + lastSeq);
       for (const c of calls) {
-        lastSeq = Math.max(lastSeq, c.seq);
+        // Two polls can overlap (the timer and refresh()): each call is shown once.
+        if (c.seq <= lastSeq) continue;
+        lastSeq = c.seq;
         const tr = document.createElement('tr');
         tr.innerHTML = '<td>' + esc(new Date(c.time).toLocaleTimeString()) + '</td><td>' + esc(c.tool) + '</td><td>' + esc(c.client) + '</td><td>' + esc(c.upstream) + '</td><td>' + esc(duration(c.durationMs)) + '</td><td class="o-' + esc(c.outcome) + '" data-outcome="' + esc(c.outcome) + '" title="' + esc(c.error || '') + '">' + esc(outcomeLabel(c.outcome)) + '</td>';
         $('calls').prepend(tr);

@@ -6,6 +6,7 @@ import {
   gatewayAgent,
   isRecord,
   openAiError,
+  textOf,
   toolwireSummary,
   upstreamFailure,
   type ChatContext,
@@ -13,31 +14,7 @@ import {
 } from './chat-completions.js';
 import { markLongLived, readJson, sendJson } from './http-util.js';
 
-const TEXT_PARTS = new Set(['input_text', 'output_text', 'text']);
-
-function partsText(content: unknown, path: string): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part, i) => {
-        if (isRecord(part) && TEXT_PARTS.has(String(part.type)) && typeof part.text === 'string')
-          return part.text;
-        throw openAiError(
-          400,
-          `${path}[${i}]: only input_text and output_text parts are supported`,
-          `${path}[${i}]`,
-          'unsupported_content',
-        );
-      })
-      .join('\n');
-  }
-  throw openAiError(
-    400,
-    `${path}: expected a string or an array of text parts`,
-    path,
-    'invalid_type',
-  );
-}
+const TEXT_PARTS = ['input_text', 'output_text', 'text'];
 
 /**
  * Reads a Responses request: `input` (a string, or message items), `instructions`, `model`,
@@ -82,7 +59,7 @@ export function parseResponsesRequest(body: unknown): ParsedRequest {
           `${path}.type`,
           'unsupported_parameter',
         );
-      const text = partsText(raw.content, `${path}.content`);
+      const text = textOf(raw.content, `${path}.content`, TEXT_PARTS, false);
       switch (raw.role) {
         case 'system':
         case 'developer':

@@ -157,6 +157,10 @@ describe.skipIf(!CHROMIUM)(
       expect(cells[1]).toBe('fx__add');
       expect(cells[2]).toBe('dashboard-user');
       expect(cells[5]).toBe('ok');
+      // The log polls on a timer and after every refresh; overlapping polls once showed the
+      // call twice. Let both timers fire (1 s and 2 s) and count again.
+      await page.waitForTimeout(2_500);
+      expect(await row.count()).toBe(1);
 
       // Code-mode playground: two tool calls through the gateway.
       await page.getByTestId('run-code').click();

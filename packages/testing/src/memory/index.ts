@@ -1,6 +1,8 @@
 export {
   allocationPatterns,
   hostMemoryMeasurable,
+  hostMemorySkipNote,
+  runHostMemoryTests,
   measurePeak,
   mebibytes,
   peakBytes,
