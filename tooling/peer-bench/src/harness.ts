@@ -1,0 +1,242 @@
+// The peer bench's one runner: every contender runs in its own process, the contenders of a layer
+// take turns in a shuffled order each round, and ratios are taken per round (paired), so a noisy
+// moment hurts both sides of a ratio alike. Children report through `report()`.
+import { spawn } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+
+/** What a layer measures: a time per operation (lower is better) or a throughput (higher). */
+export type Unit = 'ms/op' | 'ops/s' | 'MB';
+
+export interface Contender {
+  /** Shown in the table and named by goals, e.g. "toolwire", "ai-sdk generateText". */
+  name: string;
+  role: 'toolwire' | 'peer' | 'floor';
+  /** A module run as its own process with tsx; it must call `report(value)` once. */
+  script: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+/** "subject ÷ against" must be ≤ (time, memory) or ≥ (throughput) `ratio`. */
+export interface Goal {
+  subject: string;
+  against: string;
+  ratio: number;
+}
+
+export interface Layer {
+  name: string;
+  unit: Unit;
+  contenders: Contender[];
+  goals: Goal[];
+  /** Notes printed under the table (set-up, what the floor is). */
+  notes?: string[];
+}
+
+export interface ContenderResult {
+  name: string;
+  role: Contender['role'];
+  values: number[];
+  min: number;
+  median: number;
+  max: number;
+}
+
+export interface GoalResult extends Goal {
+  /** Per-round ratios subject ÷ against. */
+  ratios: number[];
+  min: number;
+  median: number;
+  max: number;
+  met: boolean;
+}
+
+export interface LayerResult {
+  layer: string;
+  unit: Unit;
+  contenders: ContenderResult[];
+  goals: GoalResult[];
+  notes: string[];
+}
+
+const RESULT_PREFIX = 'PEER-BENCH-RESULT ';
+
+/** Called once by a contender's process with its measured value in the layer's unit. */
+export function report(value: number): void {
+  if (!Number.isFinite(value)) throw new Error(`peer bench: a contender reported ${value}`);
+  process.stdout.write(`\n${RESULT_PREFIX}${JSON.stringify({ value })}\n`);
+}
+
+/** Reads an integer option a layer passes its contenders through the environment. */
+export function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`peer bench: ${name}=${raw} is not a number`);
+  return value;
+}
+
+const lowerIsBetter = (unit: Unit): boolean => unit !== 'ops/s';
+
+/** A small seeded generator, so the order of a run can be reproduced with --seed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+}
+
+function shuffled<T>(items: readonly T[], next: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+function stats(values: number[]): { min: number; median: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { min: sorted[0]!, median, max: sorted.at(-1)! };
+}
+
+/** Runs one contender's process and returns what it reported. */
+export function runContender(contender: Contender, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', contender.script, ...(contender.args ?? [])],
+      {
+        env: { ...process.env, ...contender.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const line = stdout.split('\n').find((l) => l.startsWith(RESULT_PREFIX));
+      if (!line) {
+        reject(
+          new Error(
+            `${contender.name} ended (${signal ?? `exit ${code}`}) without a result.\n${stderr.slice(-2000)}`,
+          ),
+        );
+        return;
+      }
+      resolve((JSON.parse(line.slice(RESULT_PREFIX.length)) as { value: number }).value);
+    });
+  });
+}
+
+export interface RunOptions {
+  rounds: number;
+  seed: number;
+  timeoutMs: number;
+  log?: (line: string) => void;
+}
+
+/** Runs every contender of a layer `rounds` times, interleaved, and evaluates the goals. */
+export async function runLayer(layer: Layer, options: RunOptions): Promise<LayerResult> {
+  const next = random(options.seed);
+  const values = new Map<string, number[]>(layer.contenders.map((c) => [c.name, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    for (const contender of shuffled(layer.contenders, next)) {
+      const value = await runContender(contender, options.timeoutMs);
+      values.get(contender.name)!.push(value);
+      options.log?.(
+        `  ${layer.name} round ${round + 1}/${options.rounds}: ${contender.name} ${format(value, layer.unit)}`,
+      );
+    }
+  }
+  const contenders = layer.contenders.map((c) => ({
+    name: c.name,
+    role: c.role,
+    values: values.get(c.name)!,
+    ...stats(values.get(c.name)!),
+  }));
+  const goals = layer.goals.map((goal) => {
+    const subject = values.get(goal.subject);
+    const against = values.get(goal.against);
+    if (!subject || !against) {
+      throw new Error(
+        `peer bench: goal ${goal.subject} ÷ ${goal.against} names an unknown contender`,
+      );
+    }
+    const ratios = subject.map((value, i) => value / against[i]!);
+    const s = stats(ratios);
+    const met = lowerIsBetter(layer.unit) ? s.median <= goal.ratio : s.median >= goal.ratio;
+    return { ...goal, ratios, ...s, met };
+  });
+  return { layer: layer.name, unit: layer.unit, contenders, goals, notes: layer.notes ?? [] };
+}
+
+export function format(value: number, unit: Unit): string {
+  if (unit === 'ops/s') return `${Math.round(value).toLocaleString('en-US')} ops/s`;
+  if (unit === 'MB') return `${value.toFixed(1)} MB`;
+  return value >= 10 ? `${value.toFixed(1)} ms` : `${value.toFixed(3)} ms`;
+}
+
+const ratio = (value: number): string => `${value.toFixed(2)}×`;
+
+/** The Markdown table the root README's performance section carries. */
+export function markdown(results: LayerResult[], rounds: number): string {
+  const lines: string[] = [];
+  lines.push(
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ` +
+      `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${rounds} interleaved rounds, one process per contender.`,
+  );
+  for (const result of results) {
+    const better = lowerIsBetter(result.unit) ? 'lower is better' : 'higher is better';
+    lines.push('', `**${result.layer}** (${result.unit}, ${better})`, '');
+    lines.push('| contender | role | min | median | max |', '|---|---|--:|--:|--:|');
+    for (const c of result.contenders) {
+      lines.push(
+        `| ${c.name} | ${c.role} | ${format(c.min, result.unit)} | ${format(c.median, result.unit)} | ${format(c.max, result.unit)} |`,
+      );
+    }
+    if (result.goals.length > 0) {
+      lines.push('', '| goal | ratio (median, min–max) | |', '|---|---|---|');
+      for (const g of result.goals) {
+        const sign = lowerIsBetter(result.unit) ? '≤' : '≥';
+        lines.push(
+          `| ${g.subject} ÷ ${g.against} ${sign} ${g.ratio} | ${ratio(g.median)} (${ratio(g.min)}–${ratio(g.max)}) | ${g.met ? 'met' : '**not met**'} |`,
+        );
+      }
+    }
+    for (const note of result.notes) lines.push('', note);
+  }
+  return lines.join('\n');
+}
+
+/** The plain-text table printed as a run ends. */
+export function table(result: LayerResult): string {
+  const lines = [
+    `\n${result.layer} (${result.unit}, ${lowerIsBetter(result.unit) ? 'lower' : 'higher'} is better)`,
+  ];
+  const width = Math.max(...result.contenders.map((c) => c.name.length), 9);
+  lines.push(
+    `  ${'contender'.padEnd(width)}  ${'role'.padEnd(8)}  ${'min'.padStart(14)}  ${'median'.padStart(14)}  ${'max'.padStart(14)}`,
+  );
+  for (const c of result.contenders) {
+    lines.push(
+      `  ${c.name.padEnd(width)}  ${c.role.padEnd(8)}  ${format(c.min, result.unit).padStart(14)}  ${format(c.median, result.unit).padStart(14)}  ${format(c.max, result.unit).padStart(14)}`,
+    );
+  }
+  for (const g of result.goals) {
+    const sign = lowerIsBetter(result.unit) ? '≤' : '≥';
+    lines.push(
+      `  goal ${g.subject} ÷ ${g.against} ${sign} ${g.ratio}: ${ratio(g.median)} (min ${ratio(g.min)}, max ${ratio(g.max)}) ${g.met ? 'met' : 'NOT MET'}`,
+    );
+  }
+  return lines.join('\n');
+}

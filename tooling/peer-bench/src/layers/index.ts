@@ -1,0 +1,5 @@
+// Every layer the peer bench measures. Each entry builds its contenders and goals; the runner in
+// ../harness.ts runs them. Add a layer by adding one entry here.
+import type { Layer } from '../harness.js';
+
+export const layers: Record<string, () => Promise<Layer[]> | Layer[]> = {};
