@@ -169,6 +169,26 @@ describe('createRegistry', () => {
     expect(registry.listTools().some((tool) => tool.source === 'good')).toBe(true);
   });
 
+  it('keeps a failing server down with its reason through every retry (never "connecting")', async () => {
+    const registry = registryWith({
+      config: {
+        mcpServers: {
+          crashing: fixtureStdioConfig({ crashOnStart: 'fatal: cannot open database' }),
+        },
+      },
+    });
+    await registry.start();
+    // Backoff is 50-200 ms here and each retry spawns a process: sample across several retries.
+    const seen = new Set<string>();
+    for (let i = 0; i < 60; i++) {
+      const server = registry.servers().find((s) => s.name === 'crashing')!;
+      seen.add(`${server.status}: ${server.reason ?? ''}`);
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+    expect([...seen].every((line) => line.startsWith('down: '))).toBe(true);
+    expect([...seen].some((line) => line.includes('fatal: cannot open database'))).toBe(true);
+  });
+
   it('validates arguments before sending: the server never sees bad input', async () => {
     const events = logFile();
     const registry = registryWith({

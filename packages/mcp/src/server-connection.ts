@@ -183,7 +183,9 @@ export class ServerConnection {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const generation = ++this.generation;
-    this.setStatus('connecting', undefined);
+    // A retry after a failure stays `down` with its reason until it succeeds: health must not
+    // flip a dead upstream to "connecting" (and lose why) every backoff tick.
+    if (this.status !== 'down') this.setStatus('connecting', undefined);
     const timeoutMs = this.config.connectTimeoutMs ?? this.options.connectTimeoutMs;
     const controller = new AbortController();
     const timer = setTimeout(
@@ -575,7 +577,9 @@ export class ServerConnection {
     options: CallOptions = {},
   ): Promise<CallToolResult> {
     if (this.status === 'idle') await this.connect();
-    if (this.status === 'connecting' && this.connecting) await this.connecting;
+    // Wait for an attempt in flight (first connect or a retry), bounded by its connect timeout.
+    if ((this.status === 'connecting' || this.status === 'down') && this.connecting)
+      await this.connecting;
     const client = this.client;
     if (!client || (this.status !== 'ok' && this.status !== 'stale')) {
       throw new ServerUnavailableError({
