@@ -1,15 +1,19 @@
 // Gateway overhead: the same tools/call (native `calculate`) through `startServer` (this app:
-// routing, host/auth checks, body buffering, legacy session verification) and through the bare
-// forwarder's own listener, with N concurrent keep-alive clients. Prints calls/s and latency.
-// Run after a build: `pnpm --filter @toolwire/server bench`.
+// routing, host/auth checks, logging, call log, metrics, sessions) and through the bare
+// forwarder's own listener, with N concurrent keep-alive clients. The contenders take turns in
+// interleaved rounds (the order alternates each round), and the ratio is taken per round, so a
+// noisy neighbour slows both sides of a ratio alike. Prints calls/s per round and the ratio's
+// min/median/max. Run after a build: `pnpm --filter @toolwire/server bench`
+// (BENCH_CLIENTS, BENCH_MS per turn, BENCH_ROUNDS).
 import { Agent, request } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { createForwarder } from '@toolwire/forwarder';
 import { createRegistry, loadConfig } from '@toolwire/mcp';
 import { startServer } from '../dist/index.js';
 
-const CLIENTS = 16;
-const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
+const DURATION_MS = Number(process.env.BENCH_MS ?? 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const config = { nativeTools: ['calculate'], mcpServers: {} };
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -19,13 +23,12 @@ const META = {
 
 function post(agent, url, body, headers) {
   return new Promise((resolve, reject) => {
-    const target = new URL(url);
     const req = request(
       {
         agent,
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -50,7 +53,9 @@ function post(agent, url, body, headers) {
   });
 }
 
-async function run(label, url, legacy) {
+/** Calls/s of CLIENTS keep-alive clients calling `calculate` for DURATION_MS. */
+async function run(label, href, legacy) {
+  const url = new URL(href);
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
   let sessionId;
   if (legacy) {
@@ -71,7 +76,7 @@ async function run(label, url, legacy) {
     );
     sessionId = init.headers['mcp-session-id'];
   }
-  const latencies = [];
+  let calls = 0;
   let id = 1;
   const deadline = performance.now() + DURATION_MS;
   const client = async () => {
@@ -91,32 +96,24 @@ async function run(label, url, legacy) {
         method: 'tools/call',
         params: legacy ? params : { ...params, _meta: META },
       });
-      const started = performance.now();
       const res = await post(agent, url, body, headers);
       if (res.status !== 200 || !res.text.includes(String(n * 2)))
         throw new Error(`${label}: bad answer ${res.status} ${res.text}`);
-      latencies.push(performance.now() - started);
+      calls++;
     }
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: CLIENTS }, client));
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(2);
-  const rate = latencies.length / seconds;
-  console.log(
-    `${label.padEnd(44)} ${rate.toFixed(0).padStart(7)} calls/s   p50 ${at(0.5)} ms   p99 ${at(0.99)} ms`,
-  );
-  return rate;
+  return calls / seconds;
 }
 
 const quiet = new PassThrough();
 quiet.resume();
 const registry = createRegistry({ config: loadConfig(config) });
 await registry.start();
-// Same audit work as the gateway (one JSON line per call), so the ratio is the HTTP layer's cost.
+// Same audit work as the gateway (one JSON line per call), so the ratio is the app's own cost.
 const forwarder = createForwarder({
   source: registry,
   config,
@@ -128,13 +125,43 @@ const forwarder = createForwarder({
 const bare = await forwarder.listen({ host: '127.0.0.1', port: 0 });
 const gateway = await startServer({ config, port: 0, logStream: quiet });
 
-console.log(`${CLIENTS} concurrent clients, ${DURATION_MS} ms each, native calculate tool`);
-const direct = await run('forwarder.listen, 2026-07-28', `${bare.url}/mcp`, false);
-const modern = await run('toolwire-server /mcp, 2026-07-28', `${gateway.url}/mcp`, false);
-const legacy = await run('toolwire-server /mcp, 2025-11-25 session', `${gateway.url}/mcp`, true);
+const contenders = [
+  { name: 'forwarder.listen /mcp, 2026-07-28', url: `${bare.url}/mcp`, legacy: false },
+  { name: 'toolwire-server /mcp, 2026-07-28', url: `${gateway.url}/mcp`, legacy: false },
+  { name: 'toolwire-server /mcp, 2025-11-25', url: `${gateway.url}/mcp`, legacy: true },
+];
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
 console.log(
-  `ratio gateway/forwarder (2026-07-28): ${(modern / direct).toFixed(2)}; legacy/modern: ${(legacy / modern).toFixed(2)}`,
+  `${CLIENTS} concurrent keep-alive clients, native calculate tool, ${ROUNDS} interleaved rounds of ${DURATION_MS} ms per contender (after a warm-up turn each)`,
 );
+for (const c of contenders) await run(c.name, c.url, c.legacy);
+const rates = contenders.map(() => []);
+for (let round = 0; round < ROUNDS; round++) {
+  const order = contenders.map((_, i) => i);
+  if (round % 2) order.reverse();
+  for (const i of order)
+    rates[i].push(await run(contenders[i].name, contenders[i].url, contenders[i].legacy));
+  console.log(
+    `  round ${round + 1}: ${contenders.map((c, i) => `${fmt(rates[i][round])}`).join(' / ')} calls/s`,
+  );
+}
+console.log('');
+console.log(
+  '| contender | calls/s min | median | max | ratio to bare forwarder min / median / max |',
+);
+console.log('|---|--:|--:|--:|--:|');
+contenders.forEach((c, i) => {
+  const ratios = rates[i].map((rate, round) => rate / rates[0][round]);
+  console.log(
+    `| ${c.name} | ${fmt(Math.min(...rates[i]))} | ${fmt(median(rates[i]))} | ${fmt(Math.max(...rates[i]))} | ${Math.min(...ratios).toFixed(2)} / ${median(ratios).toFixed(2)} / ${Math.max(...ratios).toFixed(2)} |`,
+  );
+});
 
 await gateway.close();
 await bare.close();
