@@ -1,12 +1,16 @@
 // Gateway overhead: the same tools/call (native `calculate`) through `startServer` (this app:
 // routing, host/auth checks, logging, call log, metrics, sessions) and through the bare
-// forwarder's own listener, with N concurrent keep-alive clients. The contenders take turns in
-// interleaved rounds (the order alternates each round), and the ratio is taken per round, so a
-// noisy neighbour slows both sides of a ratio alike. Prints calls/s per round and the ratio's
-// min/median/max. Run after a build: `pnpm --filter @toolwire/server bench`
-// (BENCH_CLIENTS, BENCH_MS per turn, BENCH_ROUNDS).
+// forwarder's own listener, each in its own process, with N concurrent keep-alive clients in this
+// one. The contenders take turns in interleaved rounds (the order alternates each round), and
+// ratios are taken per round, so a noisy neighbour slows both sides of a ratio alike. Prints
+// calls/s and the server process's CPU µs per call, with each ratio's min/median/max; on a shared
+// machine the CPU per call is the steadier of the two. Run after a build: `pnpm --filter @toolwire/server bench`
+// (BENCH_CLIENTS, BENCH_MS per turn, BENCH_ROUNDS, BENCH_ONLY=<index> of one contender,
+// BENCH_PROFILE=<dir> for `--cpu-prof` of the server processes).
 import { Agent, request } from 'node:http';
+import { fork } from 'node:child_process';
 import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { createForwarder } from '@toolwire/forwarder';
 import { createRegistry, loadConfig } from '@toolwire/mcp';
 import { startServer } from '../dist/index.js';
@@ -106,64 +110,117 @@ async function run(label, href, legacy) {
   await Promise.all(Array.from({ length: CLIENTS }, client));
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
-  return calls / seconds;
+  return { rate: calls / seconds, calls };
 }
 
-const quiet = new PassThrough();
-quiet.resume();
-const registry = createRegistry({ config: loadConfig(config) });
-await registry.start();
-// Same audit work as the gateway (one JSON line per call), so the ratio is the app's own cost.
-const forwarder = createForwarder({
-  source: registry,
-  config,
-  audit: (entry) =>
-    quiet.write(
-      `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'tool call', ...entry })}\n`,
-    ),
-});
-const bare = await forwarder.listen({ host: '127.0.0.1', port: 0 });
-const gateway = await startServer({ config, port: 0, logStream: quiet });
-
-const contenders = [
-  { name: 'forwarder.listen /mcp, 2026-07-28', url: `${bare.url}/mcp`, legacy: false },
-  { name: 'toolwire-server /mcp, 2026-07-28', url: `${gateway.url}/mcp`, legacy: false },
-  { name: 'toolwire-server /mcp, 2025-11-25', url: `${gateway.url}/mcp`, legacy: true },
-];
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
-
-console.log(
-  `${CLIENTS} concurrent keep-alive clients, native calculate tool, ${ROUNDS} interleaved rounds of ${DURATION_MS} ms per contender (after a warm-up turn each)`,
-);
-for (const c of contenders) await run(c.name, c.url, c.legacy);
-const rates = contenders.map(() => []);
-for (let round = 0; round < ROUNDS; round++) {
-  const order = contenders.map((_, i) => i);
-  if (round % 2) order.reverse();
-  for (const i of order)
-    rates[i].push(await run(contenders[i].name, contenders[i].url, contenders[i].legacy));
-  console.log(
-    `  round ${round + 1}: ${contenders.map((c, i) => `${fmt(rates[i][round])}`).join(' / ')} calls/s`,
-  );
+/** A child process serving one side: the bare forwarder or the app, on the same config. */
+async function serve(kind) {
+  const quiet = new PassThrough();
+  quiet.resume();
+  let url;
+  if (kind === 'bare') {
+    const registry = createRegistry({ config: loadConfig(config) });
+    await registry.start();
+    // Same audit work as the gateway (one JSON line per call), so the ratio is the app's own cost.
+    const forwarder = createForwarder({
+      source: registry,
+      config,
+      audit: (entry) =>
+        quiet.write(
+          `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'tool call', ...entry })}\n`,
+        ),
+    });
+    ({ url } = await forwarder.listen({ host: '127.0.0.1', port: 0 }));
+  } else {
+    ({ url } = await startServer({ config, port: 0, logStream: quiet }));
+  }
+  process.on('message', () => process.send({ cpu: process.cpuUsage() }));
+  process.send({ url });
 }
-console.log('');
-console.log(
-  '| contender | calls/s min | median | max | ratio to bare forwarder min / median / max |',
-);
-console.log('|---|--:|--:|--:|--:|');
-contenders.forEach((c, i) => {
-  const ratios = rates[i].map((rate, round) => rate / rates[0][round]);
-  console.log(
-    `| ${c.name} | ${fmt(Math.min(...rates[i]))} | ${fmt(median(rates[i]))} | ${fmt(Math.max(...rates[i]))} | ${Math.min(...ratios).toFixed(2)} / ${median(ratios).toFixed(2)} / ${Math.max(...ratios).toFixed(2)} |`,
-  );
-});
 
-await gateway.close();
-await bare.close();
-await forwarder.close();
-await registry.close();
+if (process.argv[2] === 'serve') {
+  await serve(process.argv[3]);
+} else {
+  await main();
+}
+
+function spawnServer(kind) {
+  // BENCH_PROFILE=<dir> writes a V8 CPU profile of each server process there.
+  const profile = process.env.BENCH_PROFILE;
+  const child = fork(fileURLToPath(import.meta.url), ['serve', kind], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}/${kind}`] : [],
+  });
+  const next = () => new Promise((resolve) => child.once('message', resolve));
+  return next().then(({ url }) => ({
+    url,
+    child,
+    /** CPU µs the server process has used so far. */
+    cpu: async () => {
+      const answer = next();
+      child.send('cpu');
+      const { cpu } = await answer;
+      return cpu.user + cpu.system;
+    },
+  }));
+}
+
+async function main() {
+  const bare = await spawnServer('bare');
+  const gateway = await spawnServer('app');
+  const all = [
+    { name: 'forwarder.listen /mcp, 2026-07-28', server: bare, path: '/mcp', legacy: false },
+    { name: 'toolwire-server /mcp, 2026-07-28', server: gateway, path: '/mcp', legacy: false },
+    { name: 'toolwire-server /mcp, 2025-11-25', server: gateway, path: '/mcp', legacy: true },
+  ];
+  // BENCH_ONLY=<index> runs one contender alone (for a profile of its server).
+  const contenders = process.env.BENCH_ONLY ? [all[Number(process.env.BENCH_ONLY)]] : all;
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  const fmt = (n) => Math.round(n).toLocaleString('en-US');
+  const spread = (values) =>
+    `${Math.min(...values).toFixed(2)} / ${median(values).toFixed(2)} / ${Math.max(...values).toFixed(2)}`;
+
+  /** One turn: calls/s seen by the clients and CPU µs per call used by the server process. */
+  async function turn(c) {
+    const before = await c.server.cpu();
+    const { rate, calls } = await run(c.name, `${c.server.url}${c.path}`, c.legacy);
+    return { rate, cpuPerCall: ((await c.server.cpu()) - before) / calls };
+  }
+
+  console.log(
+    `${CLIENTS} concurrent keep-alive clients, native calculate tool, each server in its own process; ${ROUNDS} interleaved rounds of ${DURATION_MS} ms per contender (after a warm-up turn each)`,
+  );
+  for (const c of contenders) await turn(c);
+  const turns = contenders.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = contenders.map((_, i) => i);
+    if (round % 2) order.reverse();
+    for (const i of order) turns[i].push(await turn(contenders[i]));
+    console.log(
+      `  round ${round + 1}: ${contenders.map((_, i) => `${fmt(turns[i][round].rate)} calls/s ${turns[i][round].cpuPerCall.toFixed(0)} µs`).join(' | ')}`,
+    );
+  }
+  console.log('');
+  console.log(
+    '| contender | calls/s min / median / max | ratio to bare (calls/s, per round) | server CPU µs/call median | ratio bare/this (CPU, per round) |',
+  );
+  console.log('|---|--:|--:|--:|--:|');
+  contenders.forEach((c, i) => {
+    const rates = turns[i].map((t) => t.rate);
+    const cpu = turns[i].map((t) => t.cpuPerCall);
+    console.log(
+      `| ${c.name} | ${fmt(Math.min(...rates))} / ${fmt(median(rates))} / ${fmt(Math.max(...rates))} | ${spread(rates.map((rate, r) => rate / turns[0][r].rate))} | ${median(cpu).toFixed(0)} | ${spread(cpu.map((value, r) => turns[0][r].cpuPerCall / value))} |`,
+    );
+  });
+  // SIGINT lets a profiled child write its profile on the way out.
+  for (const { child } of [bare, gateway]) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.disconnect();
+    child.kill('SIGINT');
+    await exited;
+  }
+}
