@@ -135,6 +135,8 @@ async function serve(kind) {
     ({ url } = await startServer({ config, port: 0, logStream: quiet }));
   }
   process.on('message', () => process.send({ cpu: process.cpuUsage() }));
+  // Exiting (not dying of a signal) lets `--cpu-prof` write its profile.
+  process.on('disconnect', () => process.exit(0));
   process.send({ url });
 }
 
@@ -216,11 +218,9 @@ async function main() {
       `| ${c.name} | ${fmt(Math.min(...rates))} / ${fmt(median(rates))} / ${fmt(Math.max(...rates))} | ${spread(rates.map((rate, r) => rate / turns[0][r].rate))} | ${median(cpu).toFixed(0)} | ${spread(cpu.map((value, r) => turns[0][r].cpuPerCall / value))} |`,
     );
   });
-  // SIGINT lets a profiled child write its profile on the way out.
   for (const { child } of [bare, gateway]) {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.disconnect();
-    child.kill('SIGINT');
     await exited;
   }
 }

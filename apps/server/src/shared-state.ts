@@ -40,7 +40,8 @@ export function createMemoryState(): SharedState {
       revoked.set(digest(id), now);
       return Promise.resolve();
     },
-    isRevoked: (id) => Promise.resolve(revoked.has(digest(id))),
+    // Nothing revoked (the usual case): no hash on each request.
+    isRevoked: (id) => Promise.resolve(revoked.size > 0 && revoked.has(digest(id))),
     // One instance: the request is running here or not at all.
     publishCancel: () => {},
     onCancel: () => {},

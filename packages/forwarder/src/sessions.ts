@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { AuthToken } from '@toolwire/config';
 import { HttpError } from './http-helpers.js';
 import { UNAUTHORIZED, type JsonRpcId } from './json-rpc.js';
-import { SESSION_MAX_AGE_MS, SessionCodec } from './session-codec.js';
+import { SESSION_MAX_AGE_MS, SessionCodec, type SessionClaims } from './session-codec.js';
 
 /** A 2025-era session as this process knows it: its claims plus what runs here for it now. */
 export interface Session {
@@ -58,6 +58,9 @@ export class Sessions {
   readonly codec: SessionCodec;
   private readonly revocations: SessionRevocations;
   private readonly local = new Map<string, Session>();
+  // A session seen here before is not re-verified (two HMACs) on each of its requests.
+  private readonly claimsOf = new WeakMap<Session, SessionClaims>();
+  private readonly fingerprints = new WeakMap<AuthToken, string>();
   private readonly subscriptions = new Set<Subscription>();
   private readonly idleMs: number;
   private readonly options: SessionsOptions;
@@ -82,8 +85,18 @@ export class Sessions {
     return this.codec.mint({
       protocolVersion,
       server: server ?? null,
-      token: this.codec.tokenFingerprint(token?.token),
+      token: this.fingerprint(token),
     });
+  }
+
+  private fingerprint(token: AuthToken | undefined): string {
+    if (token === undefined) return '';
+    let fingerprint = this.fingerprints.get(token);
+    if (fingerprint === undefined) {
+      fingerprint = this.codec.tokenFingerprint(token.token);
+      this.fingerprints.set(token, fingerprint);
+    }
+    return fingerprint;
   }
 
   /** The session a request names; 400 without an id, 404 for an unknown or ended one, 403 for another token's. */
@@ -98,15 +111,21 @@ export class Sessions {
         'Bad Request: Mcp-Session-Id header is required (send initialize first, or use protocol 2026-07-28)',
       );
     }
-    const claims = this.codec.verify(id);
-    if (!claims || claims.server !== (server ?? null) || (await this.revocations.isRevoked(id))) {
+    let session = this.local.get(id);
+    const claims = (session && this.claimsOf.get(session)) ?? this.codec.verify(id);
+    if (
+      !claims ||
+      Date.now() - claims.issuedAt > SESSION_MAX_AGE_MS ||
+      claims.server !== (server ?? null) ||
+      (await this.revocations.isRevoked(id))
+    ) {
       this.local.delete(id);
       throw new HttpError(404, 'Session not found', -32001);
     }
-    if (claims.token !== this.codec.tokenFingerprint(token?.token)) {
+    if (claims.token !== this.fingerprint(token)) {
       throw new HttpError(403, 'Forbidden: the session belongs to another token', UNAUTHORIZED);
     }
-    let session = this.local.get(id);
+    session ??= this.local.get(id);
     if (!session) {
       session = {
         id,
@@ -118,6 +137,7 @@ export class Sessions {
         inflight: new Map(),
       };
       this.local.set(id, session);
+      this.claimsOf.set(session, claims);
     }
     session.lastSeen = Date.now();
     return session;
@@ -223,6 +243,7 @@ function memoryRevocations(): SessionRevocations {
       revoked.set(digest(id), now);
       return Promise.resolve();
     },
-    isRevoked: (id) => Promise.resolve(revoked.has(digest(id))),
+    // Nothing revoked (the usual case): no hash on each request.
+    isRevoked: (id) => Promise.resolve(revoked.size > 0 && revoked.has(digest(id))),
   };
 }
