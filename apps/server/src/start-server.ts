@@ -190,16 +190,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     // instance shares: a session works on any instance and its streams outlive reloads.
     sessions = new Sessions({
       secret: await shared.sessionSecret(),
-      revocations: shared,
-      publishCancel: (sessionId, requestId) => shared.publishCancel(sessionId, requestId),
+      // Ended sessions and cancellations go through the shared state (Redis for a fleet).
+      store: shared,
       onStream: markLongLived,
     });
   } catch (error) {
     await shared.close();
     throw error;
   }
-
-  shared.onCancel((sessionId, requestId) => sessions.cancelHere(sessionId, requestId));
 
   const audit = (entry: AuditEntry): void => {
     // The dashboard's call log shows finished calls; the "initiated" line is for the log only.

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SESSION_MAX_AGE_MS } from './session-codec.js';
 import { Sessions } from './sessions.js';
 
-const alice = { token: 'alice-secret', name: 'alice' };
-const bob = { token: 'bob-secret', name: 'bob' };
+const alice = { token: 'alice-secret', client: 'alice' };
+const bob = { token: 'bob-secret', client: 'bob' };
 
 describe('Sessions', () => {
   const opened: Sessions[] = [];

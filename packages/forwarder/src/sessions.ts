@@ -1,9 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { AuthToken } from '@toolwire/config';
 import { HttpError } from './http-helpers.js';
 import { UNAUTHORIZED, type JsonRpcId } from './json-rpc.js';
 import { SESSION_MAX_AGE_MS, SessionCodec, type SessionClaims } from './session-codec.js';
+import { memorySessionStore, type SessionStore } from './session-store.js';
+import { Subscriptions, type ListKind, type Subscription } from './subscriptions.js';
+
+export type { ListKind, Subscription } from './subscriptions.js';
 
 /** A 2025-era session as this process knows it: its claims plus what runs here for it now. */
 export interface Session {
@@ -18,34 +21,20 @@ export interface Session {
   inflight: Map<JsonRpcId, AbortController>;
 }
 
-/** Where ended sessions are remembered (so a DELETEd id stays dead on every instance). */
-export interface SessionRevocations {
-  revokeSession(id: string): Promise<void>;
-  isRevoked(id: string): Promise<boolean>;
-}
-
 export interface SessionsOptions {
   /** Signs session ids; instances that share it share sessions (default: a random secret). */
   secret?: Buffer;
-  /** Default: remembered in this process for `SESSION_MAX_AGE_MS`. */
-  revocations?: SessionRevocations;
+  /** Ended ids and cancellations shared with the other instances (default: this process's own). */
+  store?: SessionStore;
+  /** @deprecated Pass `store`. */
+  revocations?: Pick<SessionStore, 'revokeSession' | 'isRevoked'>;
   /** Per-instance bookkeeping of a session idle this long is dropped (default 30 min). */
   idleMs?: number;
-  /** Told of a cancellation for a request not running here (it may run on another instance). */
+  /** @deprecated Pass `store` with `publishCancel`. */
   publishCancel?: (sessionId: string, requestId: string | number) => void;
   /** Told of each long-lived response (GET streams, subscriptions), e.g. so shutdown does not wait for it. */
   onStream?: (res: ServerResponse) => void;
 }
-
-/** A 2026-07-28 `subscriptions/listen` stream. */
-export interface Subscription {
-  res: ServerResponse;
-  token?: AuthToken;
-  server?: string;
-  subscriptionId: JsonRpcId;
-}
-
-export type ListKind = 'tools' | 'prompts' | 'resources';
 
 /**
  * The one kind of 2025-era session, and the 2026-07-28 subscriptions: ids are signed claims
@@ -56,12 +45,13 @@ export type ListKind = 'tools' | 'prompts' | 'resources';
  */
 export class Sessions {
   readonly codec: SessionCodec;
-  private readonly revocations: SessionRevocations;
+  /** The 2026-07-28 subscriptions (list_changed reaches them with the GET streams). */
+  readonly subscriptions: Subscriptions;
+  private readonly store: SessionStore;
   private readonly local = new Map<string, Session>();
   // A session seen here before is not re-verified (two HMACs) on each of its requests.
   private readonly claimsOf = new WeakMap<Session, SessionClaims>();
   private readonly fingerprints = new WeakMap<AuthToken, string>();
-  private readonly subscriptions = new Set<Subscription>();
   private readonly idleMs: number;
   private readonly options: SessionsOptions;
   private readonly sweeper: NodeJS.Timeout;
@@ -69,7 +59,9 @@ export class Sessions {
   constructor(options: SessionsOptions = {}) {
     this.options = options;
     this.codec = new SessionCodec(options.secret ?? SessionCodec.randomSecret());
-    this.revocations = options.revocations ?? memoryRevocations();
+    this.store = options.store ?? options.revocations ?? memorySessionStore();
+    this.store.onCancel?.((sessionId, requestId) => this.cancelHere(sessionId, requestId));
+    this.subscriptions = new Subscriptions(options.onStream);
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
@@ -117,7 +109,7 @@ export class Sessions {
       !claims ||
       Date.now() - claims.issuedAt > SESSION_MAX_AGE_MS ||
       claims.server !== (server ?? null) ||
-      (await this.revocations.isRevoked(id))
+      (await this.store.isRevoked(id))
     ) {
       this.local.delete(id);
       throw new HttpError(404, 'Session not found', -32001);
@@ -156,21 +148,15 @@ export class Sessions {
   }
 
   addSubscription(subscription: Subscription): void {
-    this.options.onStream?.(subscription.res);
     this.subscriptions.add(subscription);
-    const keepAlive = setInterval(() => subscription.res.write(': keepalive\n\n'), 15_000);
-    keepAlive.unref();
-    subscription.res.on('close', () => {
-      clearInterval(keepAlive);
-      this.subscriptions.delete(subscription);
-    });
   }
 
   /** Aborts a request of a session; one not running here is published for the other instances. */
   cancel(sessionId: string, requestId: string | number): void {
     const controller = this.local.get(sessionId)?.inflight.get(requestId);
     if (controller) controller.abort();
-    else this.options.publishCancel?.(sessionId, requestId);
+    else if (this.options.publishCancel) this.options.publishCancel(sessionId, requestId);
+    else this.store.publishCancel?.(sessionId, requestId);
   }
 
   /** A cancellation another instance published: abort it if it runs here. */
@@ -183,7 +169,7 @@ export class Sessions {
     for (const controller of session.inflight.values()) controller.abort();
     for (const stream of session.streams) stream.end();
     this.local.delete(session.id);
-    await this.revocations.revokeSession(session.id);
+    await this.store.revokeSession(session.id);
   }
 
   /** `notifications/<kind>/list_changed` to every GET stream and subscription that covers `server`. */
@@ -195,28 +181,13 @@ export class Sessions {
         continue;
       for (const stream of session.streams) stream.write(line);
     }
-    for (const subscription of this.subscriptions) {
-      if (
-        server !== undefined &&
-        subscription.server !== undefined &&
-        subscription.server !== server
-      )
-        continue;
-      const withId = {
-        ...message,
-        params: {
-          _meta: { 'io.modelcontextprotocol/subscriptionId': subscription.subscriptionId },
-        },
-      };
-      subscription.res.write(`event: message\ndata: ${JSON.stringify(withId)}\n\n`);
-    }
+    this.subscriptions.broadcast(kind, server);
   }
 
   /** Shutdown: ends every stream and aborts what runs here. */
   close(): void {
     clearInterval(this.sweeper);
-    for (const subscription of this.subscriptions) subscription.res.end();
-    this.subscriptions.clear();
+    this.subscriptions.close();
     for (const session of this.local.values()) {
       for (const controller of session.inflight.values()) controller.abort();
       for (const stream of session.streams) stream.end();
@@ -231,19 +202,4 @@ export class Sessions {
         this.local.delete(id);
     }
   }
-}
-
-function memoryRevocations(): SessionRevocations {
-  const revoked = new Map<string, number>();
-  const digest = (id: string): string => createHash('sha256').update(id).digest('base64url');
-  return {
-    revokeSession(id) {
-      const now = Date.now();
-      for (const [key, at] of revoked) if (now - at > SESSION_MAX_AGE_MS) revoked.delete(key);
-      revoked.set(digest(id), now);
-      return Promise.resolve();
-    },
-    // Nothing revoked (the usual case): no hash on each request.
-    isRevoked: (id) => Promise.resolve(revoked.size > 0 && revoked.has(digest(id))),
-  };
 }
