@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from './logger.js';
-import { SESSION_MAX_AGE_MS } from '@toolwire/forwarder';
+import { memorySessionStore, SESSION_MAX_AGE_MS, type SessionStore } from '@toolwire/forwarder';
 
 /**
  * State that several gateway instances must agree on beyond the forwarder's own. In memory for one
@@ -9,12 +9,10 @@ import { SESSION_MAX_AGE_MS } from '@toolwire/forwarder';
  * cancellations. (Rate limits, the result cache and circuit-breaker state are shared by the
  * forwarder itself: it picks its Redis stores from the same `redis` key.)
  */
-export interface SharedState {
+export interface SharedState extends SessionStore {
   readonly kind: 'memory' | 'redis';
   /** The secret that signs legacy session ids (the same on every instance). */
   sessionSecret(): Promise<Buffer>;
-  revokeSession(id: string): Promise<void>;
-  isRevoked(id: string): Promise<boolean>;
   /** Tells the other instances that a 2025-era request of a session is cancelled. */
   publishCancel(sessionId: string, requestId: string | number): void;
   /** Called with cancellations published by other instances. */
@@ -30,18 +28,12 @@ export function createMemoryState(): SharedState {
   const secret = process.env.TOOLWIRE_SESSION_SECRET
     ? Buffer.from(process.env.TOOLWIRE_SESSION_SECRET)
     : randomBytes(32);
-  const revoked = new Map<string, number>();
+  const sessions = memorySessionStore();
   return {
     kind: 'memory',
     sessionSecret: () => Promise.resolve(secret),
-    revokeSession(id) {
-      const now = Date.now();
-      for (const [key, at] of revoked) if (now - at > SESSION_MAX_AGE_MS) revoked.delete(key);
-      revoked.set(digest(id), now);
-      return Promise.resolve();
-    },
-    // Nothing revoked (the usual case): no hash on each request.
-    isRevoked: (id) => Promise.resolve(revoked.size > 0 && revoked.has(digest(id))),
+    revokeSession: (id) => sessions.revokeSession(id),
+    isRevoked: (id) => sessions.isRevoked(id),
     // One instance: the request is running here or not at all.
     publishCancel: () => {},
     onCancel: () => {},
