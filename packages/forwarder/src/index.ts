@@ -90,7 +90,7 @@ export {
 } from './json-rpc.js';
 export { Sessions } from './sessions.js';
 export type { Session, SessionsOptions, Subscription, ListKind } from './sessions.js';
-export { memorySessionStore } from './session-store.js';
-export type { SessionStore, SessionRevocations } from './session-store.js';
+export { memorySessionStore, STREAM_EVENT_LOG_LENGTH } from './session-store.js';
+export type { SessionStore, SessionRevocations, StreamEvent } from './session-store.js';
 export { SessionCodec, SESSION_MAX_AGE_MS } from './session-codec.js';
 export type { SessionClaims } from './session-codec.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SESSION_MAX_AGE_MS } from './session-codec.js';
+import { memorySessionStore, STREAM_EVENT_LOG_LENGTH } from './session-store.js';
 import { Sessions } from './sessions.js';
 
 const alice = { token: 'alice-secret', client: 'alice' };
@@ -48,5 +49,23 @@ describe('Sessions', () => {
     const id = a.open('2025-11-25', alice, undefined);
     expect((await b.resolve(id, alice, undefined)).protocolVersion).toBe('2025-11-25');
     await expect(create().resolve(id, alice, undefined)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('memorySessionStore', () => {
+  it('keeps the last events for resumption and answers only ids it issued', async () => {
+    const store = memorySessionStore();
+    const ids: string[] = [];
+    for (let i = 0; i < STREAM_EVENT_LOG_LENGTH + 5; i++)
+      ids.push(await store.appendEvent!({ server: null, data: String(i) }));
+    const after = await store.eventsAfter!(ids[ids.length - 3]!);
+    expect(after.map((event) => event.data)).toEqual([
+      String(STREAM_EVENT_LOG_LENGTH + 3),
+      String(STREAM_EVENT_LOG_LENGTH + 4),
+    ]);
+    // The oldest were dropped: resuming from before them replays what is kept.
+    expect((await store.eventsAfter!(ids[0]!)).length).toBe(STREAM_EVENT_LOG_LENGTH);
+    expect(await memorySessionStore().eventsAfter!(ids[0]!)).toEqual([]);
+    expect(await store.eventsAfter!('not an id')).toEqual([]);
   });
 });

@@ -172,16 +172,35 @@ export class Sessions {
     await this.store.revokeSession(session.id);
   }
 
-  /** `notifications/<kind>/list_changed` to every GET stream and subscription that covers `server`. */
+  /**
+   * `notifications/<kind>/list_changed` to every GET stream and subscription that covers `server`.
+   * A GET stream's event gets the id the store logged it under (written once the store answered;
+   * without one when it did not), so a client resumes with `Last-Event-ID` on any instance.
+   */
   broadcast(kind: ListKind, server?: string): void {
-    const message = { jsonrpc: '2.0', method: `notifications/${kind}/list_changed` };
-    const line = `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-    for (const session of this.local.values()) {
-      if (server !== undefined && session.server !== undefined && session.server !== server)
-        continue;
-      for (const stream of session.streams) stream.write(line);
-    }
+    const data = JSON.stringify({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });
+    const write = (id?: string): void => {
+      const line = `event: message\n${id !== undefined ? `id: ${id}\n` : ''}data: ${data}\n\n`;
+      for (const session of this.local.values()) {
+        if (server !== undefined && session.server !== undefined && session.server !== server)
+          continue;
+        for (const stream of session.streams) stream.write(line);
+      }
+    };
+    if (this.store.appendEvent)
+      this.store.appendEvent({ server: server ?? null, data }).then(write, () => write());
+    else write();
     this.subscriptions.broadcast(kind, server);
+  }
+
+  /** Writes to a resumed GET stream the events after `lastEventId` that concern its session. */
+  async replay(session: Session, res: ServerResponse, lastEventId: string): Promise<void> {
+    const events = (await this.store.eventsAfter?.(lastEventId).catch(() => [])) ?? [];
+    for (const event of events) {
+      if (event.server !== null && session.server !== undefined && event.server !== session.server)
+        continue;
+      res.write(`event: message\nid: ${event.id}\ndata: ${event.data}\n\n`);
+    }
   }
 
   /** Shutdown: ends every stream and aborts what runs here. */

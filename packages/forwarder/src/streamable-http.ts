@@ -225,6 +225,10 @@ export function createStreamableHttp(
     });
     res.write(': stream open\n\n');
     sessions.addStream(session, res);
+    // A resumed stream first gets what was published while it was away (on any instance).
+    const lastEventId = req.headers['last-event-id'];
+    if (typeof lastEventId === 'string' && lastEventId !== '')
+      await sessions.replay(session, res, lastEventId);
   }
 
   async function serveDelete(
