@@ -5,6 +5,8 @@ import type { Catalog } from './catalog.js';
 import { listedTool, type GatewayMode } from './gateway-mode.js';
 import type { UpstreamMessage } from './http-upstream.js';
 import {
+  BATCHES_REFUSED,
+  errorResponse,
   INTERNAL_ERROR,
   INVALID_PARAMS,
   INVALID_REQUEST,
@@ -180,15 +182,7 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
 
   return async function dispatch(message, context = {}) {
     if (Array.isArray(message)) {
-      return {
-        jsonrpc: '2.0',
-        id: null,
-        error: {
-          code: INVALID_REQUEST,
-          message:
-            'Invalid Request: JSON-RPC batches are not supported (removed from MCP in 2025-06-18)',
-        },
-      };
+      return errorResponse(INVALID_REQUEST, BATCHES_REFUSED);
     }
     if (!isRecord(message) || message.jsonrpc !== '2.0' || typeof message.method !== 'string') {
       if (
@@ -201,18 +195,14 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         isRecord(message) && (typeof message.id === 'string' || typeof message.id === 'number')
           ? message.id
           : null;
-      return {
-        jsonrpc: '2.0',
+      return errorResponse(
+        INVALID_REQUEST,
+        'Invalid Request: expected a JSON-RPC 2.0 request object',
         id,
-        error: {
-          code: INVALID_REQUEST,
-          message: 'Invalid Request: expected a JSON-RPC 2.0 request object',
-        },
-      };
+      );
     }
     const badId = invalidIdReason(message);
-    if (badId)
-      return { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: badId } };
+    if (badId) return errorResponse(INVALID_REQUEST, badId);
     const request = message as unknown as JsonRpcRequest;
     if (request.id === undefined || request.id === null) {
       if (

@@ -15,6 +15,7 @@ import {
   sendJson,
 } from './http-helpers.js';
 import {
+  errorResponse,
   INTERNAL_ERROR,
   INVALID_REQUEST,
   invalidIdReason,
@@ -76,11 +77,7 @@ export function createStreamableHttp(
     try {
       message = JSON.parse(raw.toString('utf8'));
     } catch {
-      sendJson(res, 400, {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: PARSE_ERROR, message: 'Parse error: the body is not valid JSON' },
-      });
+      sendJson(res, 400, errorResponse(PARSE_ERROR, 'Parse error: the body is not valid JSON'));
       return;
     }
     if (Array.isArray(message)) {
@@ -93,11 +90,7 @@ export function createStreamableHttp(
     }
     const badId = invalidIdReason(message);
     if (badId) {
-      sendJson(res, 400, {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: INVALID_REQUEST, message: badId },
-      });
+      sendJson(res, 400, errorResponse(INVALID_REQUEST, badId));
       return;
     }
     const isRequest =
@@ -178,6 +171,11 @@ export function createStreamableHttp(
     return sessions.resolve(req.headers['mcp-session-id'], token, route);
   }
 
+  /** The session of a GET or DELETE, authenticated like a POST. */
+  function sessionOf(req: IncomingMessage, route: string | undefined): Promise<Session> {
+    return sessionFor(req, authenticate(req), route);
+  }
+
   /** Answers a request as JSON, upgrading to SSE if notifications arrive before the result. */
   async function answer(
     req: IncomingMessage,
@@ -215,8 +213,7 @@ export function createStreamableHttp(
     res: ServerResponse,
     route: string | undefined,
   ): Promise<void> {
-    const token = authenticate(req);
-    const session = await sessionFor(req, token, route);
+    const session = await sessionOf(req, route);
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
@@ -236,8 +233,7 @@ export function createStreamableHttp(
     res: ServerResponse,
     route: string | undefined,
   ): Promise<void> {
-    const token = authenticate(req);
-    const session = await sessionFor(req, token, route);
+    const session = await sessionOf(req, route);
     await sessions.end(session);
     res.writeHead(200).end();
   }
