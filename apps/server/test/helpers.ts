@@ -224,7 +224,7 @@ export async function startBinary(
   const exit = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const url = await waitFor(
     () => /MCP at (http:\/\/[^\s]+)\/mcp/.exec(err)?.[1],
-    `the server to start (stderr: ${err})`,
+    () => `the server to start (stderr: ${err})`,
   );
   return {
     child,
