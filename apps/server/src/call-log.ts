@@ -7,18 +7,21 @@ export interface LoggedCall extends AuditEntry {
 
 /** The last N tool calls (from the forwarder's audit sink) plus running totals, for the dashboard. */
 export class CallLog {
+  // Ring buffers: a call is logged on every request, so pushing never shifts an array.
   private readonly entries: LoggedCall[] = [];
+  private next = 0;
   private seq = 0;
   readonly totals = { calls: 0, ok: 0, toolErrors: 0, errors: 0, refused: 0, cached: 0 };
-  private readonly durations: number[] = [];
+  private readonly recentDurations: number[] = [];
+  private nextDuration = 0;
 
   constructor(private readonly capacity: number) {}
 
   push(entry: AuditEntry): void {
-    const logged: LoggedCall = { ...entry, seq: ++this.seq };
-    delete logged.arguments;
-    this.entries.push(logged);
-    if (this.entries.length > this.capacity) this.entries.shift();
+    const { arguments: _arguments, ...kept } = entry;
+    const logged: LoggedCall = { ...kept, seq: ++this.seq };
+    this.entries[this.next] = logged;
+    this.next = (this.next + 1) % this.capacity;
     this.totals.calls++;
     if (entry.outcome === 'ok') this.totals.ok++;
     else if (entry.outcome === 'tool_error') this.totals.toolErrors++;
@@ -26,14 +29,21 @@ export class CallLog {
     else if (entry.outcome === 'refused') this.totals.refused++;
     else if (entry.outcome === 'cached') this.totals.cached++;
     if (entry.outcome !== 'refused') {
-      this.durations.push(entry.durationMs);
-      if (this.durations.length > 1000) this.durations.shift();
+      this.recentDurations[this.nextDuration] = entry.durationMs;
+      this.nextDuration = (this.nextDuration + 1) % 1000;
     }
+  }
+
+  /** The logged calls, oldest first. */
+  private ordered(): LoggedCall[] {
+    return this.entries.length < this.capacity
+      ? this.entries
+      : [...this.entries.slice(this.next), ...this.entries.slice(0, this.next)];
   }
 
   /** Calls after `seq`, oldest first; only those whose tool `visible` accepts. */
   after(seq: number, visible: (tool: string) => boolean): LoggedCall[] {
-    return this.entries.filter((entry) => entry.seq > seq && visible(entry.tool));
+    return this.ordered().filter((entry) => entry.seq > seq && visible(entry.tool));
   }
 
   /**
@@ -43,7 +53,7 @@ export class CallLog {
   summary(keep: (entry: LoggedCall) => boolean): CallLog['totals'] & { p50: number; p95: number } {
     const totals = { calls: 0, ok: 0, toolErrors: 0, errors: 0, refused: 0, cached: 0 };
     const durations: number[] = [];
-    for (const entry of this.entries) {
+    for (const entry of this.ordered()) {
       if (!keep(entry)) continue;
       totals.calls++;
       if (entry.outcome === 'ok') totals.ok++;
@@ -57,7 +67,7 @@ export class CallLog {
   }
 
   /** p50 and p95 of the recent call durations (or of `durations`), in ms. */
-  percentiles(durations: readonly number[] = this.durations): { p50: number; p95: number } {
+  percentiles(durations: readonly number[] = this.recentDurations): { p50: number; p95: number } {
     if (durations.length === 0) return { p50: 0, p95: 0 };
     const sorted = [...durations].sort((a, b) => a - b);
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;

@@ -41,7 +41,12 @@ export function logLevelFromEnv(env: Record<string, string | undefined> = proces
  */
 export function createJsonLogger(
   stream: Writable,
-  options: { level?: LogLevel; base?: Record<string, unknown> } = {},
+  options: {
+    level?: LogLevel;
+    base?: Record<string, unknown>;
+    /** Redact the secret-bearing keys (default true); off only for lines whose shape holds none. */
+    redact?: boolean;
+  } = {},
 ): Logger {
   const destination: DestinationStream = (stream as Writable & { isTTY?: boolean }).isTTY
     ? pinoPretty({ colorize: true, sync: true, destination: stream })
@@ -52,7 +57,7 @@ export function createJsonLogger(
       base: options.base ?? null,
       timestamp: stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: REDACT, censor: '[redacted]' },
+      ...(options.redact === false ? {} : { redact: { paths: REDACT, censor: '[redacted]' } }),
     },
     destination,
   );

@@ -1,7 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from './logger.js';
-import { SESSION_MAX_AGE_MS } from '@toolwire/forwarder';
+import {
+  memorySessionStore,
+  SESSION_MAX_AGE_MS,
+  STREAM_EVENT_LOG_LENGTH,
+  type SessionStore,
+} from '@toolwire/forwarder';
 
 /**
  * State that several gateway instances must agree on beyond the forwarder's own. In memory for one
@@ -9,12 +14,10 @@ import { SESSION_MAX_AGE_MS } from '@toolwire/forwarder';
  * cancellations. (Rate limits, the result cache and circuit-breaker state are shared by the
  * forwarder itself: it picks its Redis stores from the same `redis` key.)
  */
-export interface SharedState {
+export interface SharedState extends SessionStore {
   readonly kind: 'memory' | 'redis';
   /** The secret that signs legacy session ids (the same on every instance). */
   sessionSecret(): Promise<Buffer>;
-  revokeSession(id: string): Promise<void>;
-  isRevoked(id: string): Promise<boolean>;
   /** Tells the other instances that a 2025-era request of a session is cancelled. */
   publishCancel(sessionId: string, requestId: string | number): void;
   /** Called with cancellations published by other instances. */
@@ -30,17 +33,14 @@ export function createMemoryState(): SharedState {
   const secret = process.env.TOOLWIRE_SESSION_SECRET
     ? Buffer.from(process.env.TOOLWIRE_SESSION_SECRET)
     : randomBytes(32);
-  const revoked = new Map<string, number>();
+  const sessions = memorySessionStore();
   return {
     kind: 'memory',
     sessionSecret: () => Promise.resolve(secret),
-    revokeSession(id) {
-      const now = Date.now();
-      for (const [key, at] of revoked) if (now - at > SESSION_MAX_AGE_MS) revoked.delete(key);
-      revoked.set(digest(id), now);
-      return Promise.resolve();
-    },
-    isRevoked: (id) => Promise.resolve(revoked.has(digest(id))),
+    revokeSession: (id) => sessions.revokeSession(id),
+    isRevoked: (id) => sessions.isRevoked(id),
+    appendEvent: (event) => sessions.appendEvent!(event),
+    eventsAfter: (id) => sessions.eventsAfter!(id),
     // One instance: the request is running here or not at all.
     publishCancel: () => {},
     onCancel: () => {},
@@ -119,6 +119,40 @@ export function createRedisState(url: string, logger: Logger): SharedState {
           error: (error as Error).message,
         });
         return false;
+      }
+    },
+    // GET-stream events in one capped Redis stream: its entry ids are the SSE event ids, so a
+    // stream resumes with Last-Event-ID on any instance.
+    async appendEvent(event) {
+      const id = await withTimeout(
+        redis.xadd(
+          `${PREFIX}stream-events`,
+          'MAXLEN',
+          '~',
+          String(STREAM_EVENT_LOG_LENGTH),
+          '*',
+          'server',
+          event.server ?? '',
+          'data',
+          event.data,
+        ),
+      );
+      if (!id) throw new Error('redis: XADD returned no id');
+      return id;
+    },
+    async eventsAfter(id) {
+      try {
+        const entries = await withTimeout(
+          redis.xrange(`${PREFIX}stream-events`, `(${id}`, '+', 'COUNT', STREAM_EVENT_LOG_LENGTH),
+        );
+        return entries.map(([entryId, fields]) => {
+          const field = (name: string): string => fields[fields.indexOf(name) + 1] ?? '';
+          return { id: entryId, server: field('server') || null, data: field('data') };
+        });
+      } catch (error) {
+        // Not a stream id of ours, or Redis away: the stream opens without a replay.
+        logger.warn('stream events not replayed', { error: (error as Error).message });
+        return [];
       }
     },
     publishCancel(sessionId, requestId) {

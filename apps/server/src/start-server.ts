@@ -152,9 +152,14 @@ function registryKeyOf(config: ToolwireConfig): string {
  * `/healthz`, `/readyz`, `/metrics`, the dashboard at `/`, `/v1/chat/completions` and `/v1/responses`.
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  const logger: Logger = createJsonLogger(options.logStream ?? process.stdout, {
-    level: logLevelFromEnv(),
-    base: { service: 'toolwire-server' },
+  const logOptions = { level: logLevelFromEnv(), base: { service: 'toolwire-server' } };
+  const logger: Logger = createJsonLogger(options.logStream ?? process.stdout, logOptions);
+  // The per-call audit line skips the redaction pass (the largest part of a call's cost in the
+  // gateway, bench/server.bench.mjs): its keys are fixed and its arguments are redacted to their
+  // types by the forwarder (no `auditArguments` here), so no secret-named key can carry a value.
+  const auditLogger: Logger = createJsonLogger(options.logStream ?? process.stdout, {
+    ...logOptions,
+    redact: false,
   });
   const source = configSource(options);
   const initialConfig = source.load();
@@ -185,8 +190,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     // instance shares: a session works on any instance and its streams outlive reloads.
     sessions = new Sessions({
       secret: await shared.sessionSecret(),
-      revocations: shared,
-      publishCancel: (sessionId, requestId) => shared.publishCancel(sessionId, requestId),
+      // Ended sessions and cancellations go through the shared state (Redis for a fleet).
+      store: shared,
       onStream: markLongLived,
     });
   } catch (error) {
@@ -194,12 +199,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     throw error;
   }
 
-  shared.onCancel((sessionId, requestId) => sessions.cancelHere(sessionId, requestId));
-
   const audit = (entry: AuditEntry): void => {
     // The dashboard's call log shows finished calls; the "initiated" line is for the log only.
     if (entry.outcome !== 'initiated') callLog.push(entry);
-    logger.info('tool call', { ...entry, event: 'tool_call' });
+    auditLogger.info('tool call', { ...entry, event: 'tool_call' });
   };
 
   const warnedRevisions = new Set<string>();
@@ -413,8 +416,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   });
 
   async function route(current: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname;
+    const target = req.url ?? '/';
+    const query = target.indexOf('?');
+    // The MCP routes need only the path; a URL is parsed for the routes that read the query.
+    const path = query === -1 ? target : target.slice(0, query);
     if (path === '/healthz') {
       sendJson(res, 200, {
         status: 'ok',
@@ -488,7 +493,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       return handleDashboardApi(
         { runtime: current, token, shared, callLog, maxBody, startedAt },
         path,
-        url,
+        new URL(target, 'http://localhost'),
         req,
         res,
       );

@@ -88,7 +88,8 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
       );
       await waitFor(
         () => err.includes('MCP at') || undefined,
-        `instance :${port} (stderr: ${err})`,
+        // Read when the wait fails: what the instance said until then.
+        () => `instance :${port} (stderr: ${err})`,
         30_000,
       );
       await waitFor(

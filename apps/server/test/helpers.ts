@@ -149,16 +149,18 @@ export function textOf(result: { content?: Array<{ type: string; text?: string }
   return (result.content ?? []).map((c) => c.text ?? '').join('');
 }
 
+/** Polls `probe` until it gives a value; `what` may be a function, read when the wait fails. */
 export async function waitFor<T>(
   probe: () => T | undefined | Promise<T | undefined>,
-  what: string,
+  what: string | (() => string),
   timeoutMs = 15_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -222,7 +224,7 @@ export async function startBinary(
   const exit = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const url = await waitFor(
     () => /MCP at (http:\/\/[^\s]+)\/mcp/.exec(err)?.[1],
-    `the server to start (stderr: ${err})`,
+    () => `the server to start (stderr: ${err})`,
   );
   return {
     child,

@@ -89,12 +89,8 @@ export {
   UPSTREAM_TIMEOUT,
 } from './json-rpc.js';
 export { Sessions } from './sessions.js';
-export type {
-  Session,
-  SessionsOptions,
-  SessionRevocations,
-  Subscription,
-  ListKind,
-} from './sessions.js';
+export type { Session, SessionsOptions, Subscription, ListKind } from './sessions.js';
+export { memorySessionStore, STREAM_EVENT_LOG_LENGTH } from './session-store.js';
+export type { SessionStore, SessionRevocations, StreamEvent } from './session-store.js';
 export { SessionCodec, SESSION_MAX_AGE_MS } from './session-codec.js';
 export type { SessionClaims } from './session-codec.js';

@@ -53,6 +53,19 @@ export class JsonRpcFault extends Error {
   }
 }
 
+/** A JSON-RPC error answer. */
+export function errorResponse(
+  code: number,
+  message: string,
+  id: JsonRpcId | null = null,
+): JsonRpcResponse & { error: JsonRpcError } {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+/** Why a JSON-RPC batch (an array body) is refused. */
+export const BATCHES_REFUSED =
+  'Invalid Request: JSON-RPC batches are not supported (removed from MCP in 2025-06-18)';
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

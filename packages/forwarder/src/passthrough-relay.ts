@@ -4,6 +4,8 @@ import type { AuthToken } from '@toolwire/config';
 import type { HttpUpstream } from './http-upstream.js';
 import { readBody } from './http-helpers.js';
 import {
+  BATCHES_REFUSED,
+  errorResponse,
   INVALID_REQUEST,
   invalidIdReason,
   isRecord,
@@ -87,25 +89,13 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
       parsed = undefined;
     }
     if (Array.isArray(parsed)) {
-      reply(res, 400, {
-        jsonrpc: '2.0',
-        id: null,
-        error: {
-          code: INVALID_REQUEST,
-          message:
-            'Invalid Request: JSON-RPC batches are not supported (removed from MCP in 2025-06-18)',
-        },
-      });
+      reply(res, 400, errorResponse(INVALID_REQUEST, BATCHES_REFUSED));
       return;
     }
     if (isRecord(parsed)) message = parsed;
     const badId = message && invalidIdReason(message);
     if (badId) {
-      reply(res, 400, {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: INVALID_REQUEST, message: badId },
-      });
+      reply(res, 400, errorResponse(INVALID_REQUEST, badId));
       return;
     }
     const refusal = message && surfaceRefusal(message, server, pipeline, token);

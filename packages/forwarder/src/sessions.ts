@@ -1,9 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { AuthToken } from '@toolwire/config';
 import { HttpError } from './http-helpers.js';
 import { UNAUTHORIZED, type JsonRpcId } from './json-rpc.js';
-import { SESSION_MAX_AGE_MS, SessionCodec } from './session-codec.js';
+import { SESSION_MAX_AGE_MS, SessionCodec, type SessionClaims } from './session-codec.js';
+import { memorySessionStore, type SessionStore } from './session-store.js';
+import { Subscriptions, type ListKind, type Subscription } from './subscriptions.js';
+
+export type { ListKind, Subscription } from './subscriptions.js';
 
 /** A 2025-era session as this process knows it: its claims plus what runs here for it now. */
 export interface Session {
@@ -18,34 +21,20 @@ export interface Session {
   inflight: Map<JsonRpcId, AbortController>;
 }
 
-/** Where ended sessions are remembered (so a DELETEd id stays dead on every instance). */
-export interface SessionRevocations {
-  revokeSession(id: string): Promise<void>;
-  isRevoked(id: string): Promise<boolean>;
-}
-
 export interface SessionsOptions {
   /** Signs session ids; instances that share it share sessions (default: a random secret). */
   secret?: Buffer;
-  /** Default: remembered in this process for `SESSION_MAX_AGE_MS`. */
-  revocations?: SessionRevocations;
+  /** Ended ids and cancellations shared with the other instances (default: this process's own). */
+  store?: SessionStore;
+  /** @deprecated Pass `store`. */
+  revocations?: Pick<SessionStore, 'revokeSession' | 'isRevoked'>;
   /** Per-instance bookkeeping of a session idle this long is dropped (default 30 min). */
   idleMs?: number;
-  /** Told of a cancellation for a request not running here (it may run on another instance). */
+  /** @deprecated Pass `store` with `publishCancel`. */
   publishCancel?: (sessionId: string, requestId: string | number) => void;
   /** Told of each long-lived response (GET streams, subscriptions), e.g. so shutdown does not wait for it. */
   onStream?: (res: ServerResponse) => void;
 }
-
-/** A 2026-07-28 `subscriptions/listen` stream. */
-export interface Subscription {
-  res: ServerResponse;
-  token?: AuthToken;
-  server?: string;
-  subscriptionId: JsonRpcId;
-}
-
-export type ListKind = 'tools' | 'prompts' | 'resources';
 
 /**
  * The one kind of 2025-era session, and the 2026-07-28 subscriptions: ids are signed claims
@@ -56,9 +45,13 @@ export type ListKind = 'tools' | 'prompts' | 'resources';
  */
 export class Sessions {
   readonly codec: SessionCodec;
-  private readonly revocations: SessionRevocations;
+  /** The 2026-07-28 subscriptions (list_changed reaches them with the GET streams). */
+  readonly subscriptions: Subscriptions;
+  private readonly store: SessionStore;
   private readonly local = new Map<string, Session>();
-  private readonly subscriptions = new Set<Subscription>();
+  // A session seen here before is not re-verified (two HMACs) on each of its requests.
+  private readonly claimsOf = new WeakMap<Session, SessionClaims>();
+  private readonly fingerprints = new WeakMap<AuthToken, string>();
   private readonly idleMs: number;
   private readonly options: SessionsOptions;
   private readonly sweeper: NodeJS.Timeout;
@@ -66,7 +59,9 @@ export class Sessions {
   constructor(options: SessionsOptions = {}) {
     this.options = options;
     this.codec = new SessionCodec(options.secret ?? SessionCodec.randomSecret());
-    this.revocations = options.revocations ?? memoryRevocations();
+    this.store = options.store ?? options.revocations ?? memorySessionStore();
+    this.store.onCancel?.((sessionId, requestId) => this.cancelHere(sessionId, requestId));
+    this.subscriptions = new Subscriptions(options.onStream);
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
@@ -82,8 +77,18 @@ export class Sessions {
     return this.codec.mint({
       protocolVersion,
       server: server ?? null,
-      token: this.codec.tokenFingerprint(token?.token),
+      token: this.fingerprint(token),
     });
+  }
+
+  private fingerprint(token: AuthToken | undefined): string {
+    if (token === undefined) return '';
+    let fingerprint = this.fingerprints.get(token);
+    if (fingerprint === undefined) {
+      fingerprint = this.codec.tokenFingerprint(token.token);
+      this.fingerprints.set(token, fingerprint);
+    }
+    return fingerprint;
   }
 
   /** The session a request names; 400 without an id, 404 for an unknown or ended one, 403 for another token's. */
@@ -98,15 +103,21 @@ export class Sessions {
         'Bad Request: Mcp-Session-Id header is required (send initialize first, or use protocol 2026-07-28)',
       );
     }
-    const claims = this.codec.verify(id);
-    if (!claims || claims.server !== (server ?? null) || (await this.revocations.isRevoked(id))) {
+    let session = this.local.get(id);
+    const claims = (session && this.claimsOf.get(session)) ?? this.codec.verify(id);
+    if (
+      !claims ||
+      Date.now() - claims.issuedAt > SESSION_MAX_AGE_MS ||
+      claims.server !== (server ?? null) ||
+      (await this.store.isRevoked(id))
+    ) {
       this.local.delete(id);
       throw new HttpError(404, 'Session not found', -32001);
     }
-    if (claims.token !== this.codec.tokenFingerprint(token?.token)) {
+    if (claims.token !== this.fingerprint(token)) {
       throw new HttpError(403, 'Forbidden: the session belongs to another token', UNAUTHORIZED);
     }
-    let session = this.local.get(id);
+    session ??= this.local.get(id);
     if (!session) {
       session = {
         id,
@@ -118,6 +129,7 @@ export class Sessions {
         inflight: new Map(),
       };
       this.local.set(id, session);
+      this.claimsOf.set(session, claims);
     }
     session.lastSeen = Date.now();
     return session;
@@ -136,21 +148,15 @@ export class Sessions {
   }
 
   addSubscription(subscription: Subscription): void {
-    this.options.onStream?.(subscription.res);
     this.subscriptions.add(subscription);
-    const keepAlive = setInterval(() => subscription.res.write(': keepalive\n\n'), 15_000);
-    keepAlive.unref();
-    subscription.res.on('close', () => {
-      clearInterval(keepAlive);
-      this.subscriptions.delete(subscription);
-    });
   }
 
   /** Aborts a request of a session; one not running here is published for the other instances. */
   cancel(sessionId: string, requestId: string | number): void {
     const controller = this.local.get(sessionId)?.inflight.get(requestId);
     if (controller) controller.abort();
-    else this.options.publishCancel?.(sessionId, requestId);
+    else if (this.options.publishCancel) this.options.publishCancel(sessionId, requestId);
+    else this.store.publishCancel?.(sessionId, requestId);
   }
 
   /** A cancellation another instance published: abort it if it runs here. */
@@ -163,40 +169,44 @@ export class Sessions {
     for (const controller of session.inflight.values()) controller.abort();
     for (const stream of session.streams) stream.end();
     this.local.delete(session.id);
-    await this.revocations.revokeSession(session.id);
+    await this.store.revokeSession(session.id);
   }
 
-  /** `notifications/<kind>/list_changed` to every GET stream and subscription that covers `server`. */
+  /**
+   * `notifications/<kind>/list_changed` to every GET stream and subscription that covers `server`.
+   * A GET stream's event gets the id the store logged it under (written once the store answered;
+   * without one when it did not), so a client resumes with `Last-Event-ID` on any instance.
+   */
   broadcast(kind: ListKind, server?: string): void {
-    const message = { jsonrpc: '2.0', method: `notifications/${kind}/list_changed` };
-    const line = `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-    for (const session of this.local.values()) {
-      if (server !== undefined && session.server !== undefined && session.server !== server)
+    const data = JSON.stringify({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` });
+    const write = (id?: string): void => {
+      const line = `event: message\n${id !== undefined ? `id: ${id}\n` : ''}data: ${data}\n\n`;
+      for (const session of this.local.values()) {
+        if (server !== undefined && session.server !== undefined && session.server !== server)
+          continue;
+        for (const stream of session.streams) stream.write(line);
+      }
+    };
+    if (this.store.appendEvent)
+      this.store.appendEvent({ server: server ?? null, data }).then(write, () => write());
+    else write();
+    this.subscriptions.broadcast(kind, server);
+  }
+
+  /** Writes to a resumed GET stream the events after `lastEventId` that concern its session. */
+  async replay(session: Session, res: ServerResponse, lastEventId: string): Promise<void> {
+    const events = (await this.store.eventsAfter?.(lastEventId).catch(() => [])) ?? [];
+    for (const event of events) {
+      if (event.server !== null && session.server !== undefined && event.server !== session.server)
         continue;
-      for (const stream of session.streams) stream.write(line);
-    }
-    for (const subscription of this.subscriptions) {
-      if (
-        server !== undefined &&
-        subscription.server !== undefined &&
-        subscription.server !== server
-      )
-        continue;
-      const withId = {
-        ...message,
-        params: {
-          _meta: { 'io.modelcontextprotocol/subscriptionId': subscription.subscriptionId },
-        },
-      };
-      subscription.res.write(`event: message\ndata: ${JSON.stringify(withId)}\n\n`);
+      res.write(`event: message\nid: ${event.id}\ndata: ${event.data}\n\n`);
     }
   }
 
   /** Shutdown: ends every stream and aborts what runs here. */
   close(): void {
     clearInterval(this.sweeper);
-    for (const subscription of this.subscriptions) subscription.res.end();
-    this.subscriptions.clear();
+    this.subscriptions.close();
     for (const session of this.local.values()) {
       for (const controller of session.inflight.values()) controller.abort();
       for (const stream of session.streams) stream.end();
@@ -211,18 +221,4 @@ export class Sessions {
         this.local.delete(id);
     }
   }
-}
-
-function memoryRevocations(): SessionRevocations {
-  const revoked = new Map<string, number>();
-  const digest = (id: string): string => createHash('sha256').update(id).digest('base64url');
-  return {
-    revokeSession(id) {
-      const now = Date.now();
-      for (const [key, at] of revoked) if (now - at > SESSION_MAX_AGE_MS) revoked.delete(key);
-      revoked.set(digest(id), now);
-      return Promise.resolve();
-    },
-    isRevoked: (id) => Promise.resolve(revoked.has(digest(id))),
-  };
 }

@@ -1,0 +1,286 @@
+import type { AuthToken } from '@toolwire/config';
+import type { CallPipeline } from './call-pipeline.js';
+import type { HttpUpstream } from './http-upstream.js';
+import {
+  INVALID_PARAMS,
+  isRecord,
+  JsonRpcFault,
+  METHOD_NOT_FOUND,
+  POLICY_REFUSED,
+  RESOURCE_NOT_FOUND,
+} from './json-rpc.js';
+import type { PolicyRefusal } from './policy.js';
+import type { ToolSource } from './tool-source.js';
+
+type Item = [server: string, item: Record<string, unknown>];
+
+/**
+ * Resources, resource templates, prompts and completions: fanned out to the upstreams (or the one
+ * of a passthrough route), named and filtered by policy. A resource is routed to the upstream
+ * that listed it (or a template matching it).
+ */
+export class Catalog {
+  private readonly resourceOwners = new Map<string, string>();
+
+  constructor(
+    private readonly source: ToolSource,
+    private readonly pipeline: CallPipeline,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** `prompts/list`: every upstream's prompts under their exposed names, those `token` may use. */
+  async listPrompts(
+    route: string | undefined,
+    token: AuthToken | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ prompts: Record<string, unknown>[] }> {
+    const prompts = await this.gather(route, 'prompts/list', 'prompts', signal);
+    return {
+      prompts: prompts
+        .map(([server, prompt]) => ({
+          ...prompt,
+          name: this.exposedPromptName(server, String(prompt.name), route),
+        }))
+        .filter(
+          (prompt) =>
+            !this.pipeline.policy.checkPrompt(this.promptPolicyName(prompt.name, route), token),
+        ),
+    };
+  }
+
+  /** `prompts/get` of an exposed prompt name. */
+  getPrompt(
+    params: Record<string, unknown>,
+    route: string | undefined,
+    token: AuthToken | undefined,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    if (typeof params.name !== 'string')
+      throw new JsonRpcFault(INVALID_PARAMS, 'params.name: expected the prompt name');
+    refuse(this.pipeline.policy.checkPrompt(this.promptPolicyName(params.name, route), token));
+    const { server, name } = this.splitPromptName(params.name, route);
+    return this.upstreamRequest(server, 'prompts/get', { ...params, name }, signal);
+  }
+
+  /** `resources/list` or `resources/templates/list` over the upstreams `token` may read. */
+  async listResources(
+    method: 'resources/list' | 'resources/templates/list',
+    route: string | undefined,
+    token: AuthToken | undefined,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const key = method === 'resources/list' ? 'resources' : 'resourceTemplates';
+    const granted = this.upstreamsFor(route).filter(
+      (server) => !this.pipeline.policy.checkResources(server, token),
+    );
+    const items = await this.gather(route, method, key, signal, granted);
+    this.remember(items);
+    return { [key]: items.map(([, item]) => item) };
+  }
+
+  /** `resources/read`, routed to the upstream that owns the URI. */
+  async readResource(
+    params: Record<string, unknown>,
+    route: string | undefined,
+    token: AuthToken | undefined,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    if (typeof params.uri !== 'string')
+      throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
+    const owner = await this.resourceOwner(params.uri, route, signal);
+    refuse(this.pipeline.policy.checkResources(owner, token));
+    return this.upstreamRequest(owner, 'resources/read', params, signal);
+  }
+
+  /**
+   * `resources/subscribe` / `unsubscribe`: refused by policy first (so a limited token learns
+   * nothing more), then not offered on this route.
+   */
+  async subscribe(
+    method: string,
+    params: Record<string, unknown>,
+    route: string | undefined,
+    token: AuthToken | undefined,
+    signal?: AbortSignal,
+  ): Promise<never> {
+    if (typeof params.uri !== 'string')
+      throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
+    refuse(
+      this.pipeline.policy.checkResources(
+        await this.resourceOwner(params.uri, route, signal),
+        token,
+      ),
+    );
+    throw new JsonRpcFault(
+      METHOD_NOT_FOUND,
+      `${method} is not offered here (no resources.subscribe capability); subscribe through /servers/<name>/mcp of an HTTP upstream`,
+    );
+  }
+
+  /** `completion/complete` of a prompt's or a resource's argument. */
+  async complete(
+    params: Record<string, unknown>,
+    route: string | undefined,
+    token: AuthToken | undefined,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const ref = isRecord(params.ref) ? params.ref : {};
+    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+      refuse(this.pipeline.policy.checkPrompt(this.promptPolicyName(ref.name, route), token));
+      const { server, name } = this.splitPromptName(ref.name, route);
+      return this.upstreamRequest(
+        server,
+        'completion/complete',
+        { ...params, ref: { ...ref, name } },
+        signal,
+      );
+    }
+    if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+      const owner = await this.resourceOwner(ref.uri, route, signal);
+      refuse(this.pipeline.policy.checkResources(owner, token));
+      return this.upstreamRequest(owner, 'completion/complete', params, signal);
+    }
+    throw new JsonRpcFault(INVALID_PARAMS, 'params.ref: expected a ref/prompt or ref/resource');
+  }
+
+  private exposedPromptName(server: string, name: string, route: string | undefined): string {
+    return route !== undefined ? name : `${server}${this.pipeline.separator}${name}`;
+  }
+
+  private promptPolicyName(name: string, route: string | undefined): string {
+    return route !== undefined ? `${route}${this.pipeline.separator}${name}` : name;
+  }
+
+  /** Upstreams reachable for resources and prompts on this route. */
+  private upstreamsFor(route: string | undefined): string[] {
+    const names = this.source
+      .servers()
+      .filter((s) => s.status !== 'disabled')
+      .map((s) => s.name);
+    return route !== undefined ? names.filter((n) => n === route) : names;
+  }
+
+  private async upstreamRequest(
+    server: string,
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const http: HttpUpstream | undefined = this.pipeline.httpUpstream(server);
+    if (http) return http.request(method, params, { signal, timeoutMs: this.timeoutMs });
+    const client = this.source.getClient?.(server) as Record<string, unknown> | undefined;
+    const call = (fn: string) => {
+      const method = client?.[fn];
+      if (typeof method !== 'function') {
+        throw new JsonRpcFault(
+          METHOD_NOT_FOUND,
+          `Upstream "${server}" offers no ${fn} through this registry`,
+        );
+      }
+      return (method as (p: unknown, o?: unknown) => Promise<unknown>).call(client, params, {
+        signal,
+      });
+    };
+    switch (method) {
+      case 'resources/list':
+        return call('listResources');
+      case 'resources/templates/list':
+        return call('listResourceTemplates');
+      case 'resources/read':
+        return call('readResource');
+      case 'prompts/list':
+        return call('listPrompts');
+      case 'prompts/get':
+        return call('getPrompt');
+      case 'completion/complete':
+        return call('complete');
+      default:
+        throw new JsonRpcFault(METHOD_NOT_FOUND, `Method not found: ${method}`);
+    }
+  }
+
+  /** Fans a list request out to every upstream; a failing upstream is skipped, never fatal. */
+  private async gather(
+    route: string | undefined,
+    method: string,
+    key: string,
+    signal?: AbortSignal,
+    servers: string[] = this.upstreamsFor(route),
+  ): Promise<Item[]> {
+    const settled = await Promise.allSettled(
+      servers.map(async (server) => {
+        const items: Record<string, unknown>[] = [];
+        let cursor: unknown;
+        for (let page = 0; page < 64; page++) {
+          const result = await this.upstreamRequest(
+            server,
+            method,
+            cursor ? { cursor } : {},
+            signal,
+          );
+          if (!isRecord(result) || !Array.isArray(result[key])) break;
+          items.push(...(result[key] as Record<string, unknown>[]));
+          cursor = result.nextCursor;
+          if (typeof cursor !== 'string') break;
+        }
+        return items.map((item) => [server, item] as Item);
+      }),
+    );
+    if (route !== undefined && servers.length > 0 && settled[0]?.status === 'rejected')
+      throw settled[0].reason;
+    return settled.flatMap((s) => (s.status === 'fulfilled' ? s.value : []));
+  }
+
+  private splitPromptName(
+    name: string,
+    route: string | undefined,
+  ): { server: string; name: string } {
+    if (route !== undefined) return { server: route, name };
+    const at = name.indexOf(this.pipeline.separator);
+    if (at <= 0) throw new JsonRpcFault(INVALID_PARAMS, `Unknown prompt: ${name}`);
+    return { server: name.slice(0, at), name: name.slice(at + this.pipeline.separator.length) };
+  }
+
+  private knownOwner(uri: string): string | undefined {
+    const owner = this.resourceOwners.get(uri);
+    if (owner) return owner;
+    for (const [pattern, server] of this.resourceOwners) {
+      const brace = pattern.indexOf('{');
+      if (brace > 0 && uri.startsWith(pattern.slice(0, brace))) return server;
+    }
+    return undefined;
+  }
+
+  private remember(items: Item[]): void {
+    for (const [server, item] of items) {
+      const uri = item.uri ?? item.uriTemplate;
+      if (typeof uri === 'string') this.resourceOwners.set(uri, server);
+    }
+  }
+
+  /** The upstream that listed a URI (or a template matching it); lists them all once if unknown. */
+  private async resourceOwner(
+    uri: string,
+    route: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    if (route !== undefined) return route;
+    const servers = this.upstreamsFor(route);
+    if (servers.length === 1) return servers[0]!;
+    let owner = this.knownOwner(uri);
+    if (!owner) {
+      this.remember(await this.gather(route, 'resources/list', 'resources', signal));
+      this.remember(
+        await this.gather(route, 'resources/templates/list', 'resourceTemplates', signal),
+      );
+      owner = this.knownOwner(uri);
+    }
+    if (!owner) throw new JsonRpcFault(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    return owner;
+  }
+}
+
+/** Throws the JSON-RPC refusal (naming the rule) when the policy refused. */
+function refuse(refusal: PolicyRefusal | null): void {
+  if (refusal) throw new JsonRpcFault(POLICY_REFUSED, refusal.message, { policy: refusal.policy });
+}

@@ -1,0 +1,235 @@
+import type { AuthToken } from '@toolwire/config';
+import { errorMessage } from '@toolwire/schema';
+import type { CallContext, CallPipeline } from './call-pipeline.js';
+import type { Catalog } from './catalog.js';
+import { listedTool, type GatewayMode } from './gateway-mode.js';
+import type { UpstreamMessage } from './http-upstream.js';
+import {
+  BATCHES_REFUSED,
+  errorResponse,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  invalidIdReason,
+  isRecord,
+  JsonRpcFault,
+  METHOD_NOT_FOUND,
+  type JsonRpcRequest,
+} from './json-rpc.js';
+import {
+  LEGACY_PROTOCOLS,
+  LIST_METHODS,
+  MODERN_PROTOCOL,
+  PROTOCOL_META_KEY,
+  SERVER_INFO_META_KEY,
+  SUPPORTED_PROTOCOLS,
+} from './mcp-protocol.js';
+import type { Session, Sessions } from './sessions.js';
+
+export interface DispatchContext {
+  token?: AuthToken;
+  server?: string;
+  modern?: boolean;
+  signal?: AbortSignal;
+  /** Where notifications for this request go (progress, log messages, list_changed). */
+  notify?: (notification: { method: string; params?: Record<string, unknown> }) => void;
+  session?: Session;
+  /** The client's network address (for the audit line). */
+  address?: string;
+}
+
+/** Answers one parsed JSON-RPC message; `undefined` for notifications and responses. */
+export type Dispatch = (message: unknown, context?: DispatchContext) => Promise<unknown>;
+
+export interface MethodDispatchOptions {
+  pipeline: CallPipeline;
+  gateway: GatewayMode;
+  catalog: Catalog;
+  sessions: Sessions;
+  serverInfo: { name: string; version: string };
+  instructions?: string;
+  /** `cacheScope` of list results in 2026-07-28 (`private` when auth is on). */
+  cacheScope: 'private' | 'public';
+  /** Told of the aggregated tools/list's hidden counts (the forwarder's gauges). */
+  onToolsListed?: (hiddenByPolicy: number, unavailable: number) => void;
+}
+
+/** The transport-free core: one JSON-RPC message in, its answer out (HTTP and stdio share it). */
+export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
+  const { pipeline, gateway, catalog, sessions, serverInfo } = options;
+
+  function capabilities(): Record<string, unknown> {
+    return {
+      tools: { listChanged: true },
+      // Resource update notifications are not relayed on the aggregated route (the passthrough
+      // route relays them), so subscriptions are not offered here.
+      resources: { listChanged: true },
+      prompts: { listChanged: true },
+      completions: {},
+      logging: {},
+    };
+  }
+
+  async function dispatchRequest(
+    request: JsonRpcRequest,
+    context: DispatchContext,
+  ): Promise<unknown> {
+    const params = isRecord(request.params) ? request.params : {};
+    const route = context.server;
+    switch (request.method) {
+      case 'initialize': {
+        const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : '';
+        const protocolVersion = (LEGACY_PROTOCOLS as readonly string[]).includes(requested)
+          ? requested
+          : LEGACY_PROTOCOLS[0];
+        return {
+          protocolVersion,
+          capabilities: capabilities(),
+          serverInfo,
+          ...(options.instructions ? { instructions: options.instructions } : {}),
+        };
+      }
+      case 'server/discover':
+        return {
+          supportedVersions: SUPPORTED_PROTOCOLS,
+          capabilities: capabilities(),
+          // Where 2026-07-28 clients (the official SDK, @ai-sdk/mcp) read who we are; the
+          // top-level copy is for clients written against earlier drafts.
+          _meta: { [SERVER_INFO_META_KEY]: serverInfo },
+          serverInfo,
+          ...(options.instructions ? { instructions: options.instructions } : {}),
+        };
+      case 'ping':
+        return {};
+      case 'logging/setLevel':
+        return {};
+      case 'tools/list': {
+        const { tools, hiddenByPolicy, unavailable } = pipeline.visibleTools(context.token, route);
+        if (route === undefined) options.onToolsListed?.(hiddenByPolicy, unavailable);
+        if (route === undefined) return { tools: gateway.list(tools) };
+        return { tools: tools.map((entry) => listedTool(entry, entry.tool.originalName)) };
+      }
+      case 'tools/call': {
+        if (typeof params.name !== 'string')
+          throw new JsonRpcFault(INVALID_PARAMS, 'params.name: expected the tool name');
+        let name = params.name;
+        if (route !== undefined) {
+          const entry = [...pipeline.tools().values()].find(
+            (e) => e.server === route && e.tool.originalName === name,
+          );
+          if (!entry)
+            throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
+          name = entry.tool.name;
+        }
+        const meta = isRecord(params._meta) ? params._meta : undefined;
+        const token = meta?.progressToken;
+        const { name: _name, arguments: _args, _meta: _m, ...extraParams } = params;
+        const gatewayed = route === undefined ? gateway.serverOf(name) : undefined;
+        const call = (tool: string, args: unknown, callContext: CallContext) =>
+          gatewayed !== undefined
+            ? gateway.call(gatewayed, args, callContext)
+            : pipeline.call(tool, args, callContext);
+        return call(name, params.arguments, {
+          token: context.token,
+          signal: context.signal,
+          meta,
+          modern: context.modern,
+          ...(context.address !== undefined ? { address: context.address } : {}),
+          extraParams,
+          onProgress:
+            token !== undefined && context.notify
+              ? (p) =>
+                  context.notify!({
+                    method: 'notifications/progress',
+                    params: { progressToken: token, ...p },
+                  })
+              : undefined,
+          onNotification: context.notify
+            ? (message: UpstreamMessage) =>
+                context.notify!({ method: message.method!, params: message.params })
+            : undefined,
+        });
+      }
+      case 'prompts/list':
+        return catalog.listPrompts(route, context.token, context.signal);
+      case 'prompts/get':
+        return catalog.getPrompt(params, route, context.token, context.signal);
+      case 'resources/list':
+      case 'resources/templates/list':
+        return catalog.listResources(request.method, route, context.token, context.signal);
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return catalog.subscribe(request.method, params, route, context.token, context.signal);
+      case 'resources/read':
+        return catalog.readResource(params, route, context.token, context.signal);
+      case 'completion/complete':
+        return catalog.complete(params, route, context.token, context.signal);
+      default:
+        throw new JsonRpcFault(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+    }
+  }
+
+  function decorate(method: string, result: unknown, modern: boolean): unknown {
+    if (!modern || !isRecord(result)) return result;
+    // An upstream's `input_required` result keeps its resultType; everything else is complete.
+    const out: Record<string, unknown> = { resultType: 'complete', ...result };
+    if (LIST_METHODS.has(method) || method === 'server/discover') {
+      out.ttlMs = 0;
+      out.cacheScope = options.cacheScope;
+    }
+    return out;
+  }
+
+  return async function dispatch(message, context = {}) {
+    if (Array.isArray(message)) {
+      return errorResponse(INVALID_REQUEST, BATCHES_REFUSED);
+    }
+    if (!isRecord(message) || message.jsonrpc !== '2.0' || typeof message.method !== 'string') {
+      if (
+        isRecord(message) &&
+        message.jsonrpc === '2.0' &&
+        ('result' in message || 'error' in message)
+      )
+        return undefined;
+      const id =
+        isRecord(message) && (typeof message.id === 'string' || typeof message.id === 'number')
+          ? message.id
+          : null;
+      return errorResponse(
+        INVALID_REQUEST,
+        'Invalid Request: expected a JSON-RPC 2.0 request object',
+        id,
+      );
+    }
+    const badId = invalidIdReason(message);
+    if (badId) return errorResponse(INVALID_REQUEST, badId);
+    const request = message as unknown as JsonRpcRequest;
+    if (request.id === undefined || request.id === null) {
+      if (
+        request.method === 'notifications/cancelled' &&
+        context.session &&
+        isRecord(request.params)
+      ) {
+        const id = request.params.requestId;
+        if (typeof id === 'string' || typeof id === 'number')
+          sessions.cancel(context.session.id, id);
+      }
+      return undefined;
+    }
+    const modern =
+      context.modern ??
+      (isRecord(request.params) &&
+        isRecord(request.params._meta) &&
+        request.params._meta[PROTOCOL_META_KEY] === MODERN_PROTOCOL);
+    try {
+      const result = await dispatchRequest(request, { ...context, modern });
+      return { jsonrpc: '2.0', id: request.id, result: decorate(request.method, result, modern) };
+    } catch (error) {
+      const fault =
+        error instanceof JsonRpcFault
+          ? error
+          : new JsonRpcFault(INTERNAL_ERROR, `Internal error: ${errorMessage(error)}`);
+      return { jsonrpc: '2.0', id: request.id, error: fault.toError() };
+    }
+  };
+}

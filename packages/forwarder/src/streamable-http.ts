@@ -1,0 +1,287 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthToken } from '@toolwire/config';
+import type { CallPipeline } from './call-pipeline.js';
+import { classifyEra } from './classify-era.js';
+import {
+  HttpError,
+  authenticate as authenticateBearer,
+  checkHost,
+  checkJsonContentType,
+  checkMcpAccept,
+  type AllowedOrigins,
+  readBody,
+  respondWithProgress,
+  sendHttpError,
+  sendJson,
+} from './http-helpers.js';
+import {
+  errorResponse,
+  INTERNAL_ERROR,
+  INVALID_REQUEST,
+  invalidIdReason,
+  isRecord,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  type JsonRpcError,
+  type JsonRpcId,
+} from './json-rpc.js';
+import { LEGACY_PROTOCOLS, MODERN_PROTOCOL, REMOVED_IN_MODERN } from './mcp-protocol.js';
+import type { Dispatch, DispatchContext } from './method-dispatch.js';
+import { relayPassthrough } from './passthrough-relay.js';
+import type { Session, Sessions } from './sessions.js';
+import type { ToolSource } from './tool-source.js';
+
+export interface StreamableHttpOptions {
+  dispatch: Dispatch;
+  sessions: Sessions;
+  pipeline: CallPipeline;
+  source: ToolSource;
+  /** Bearer tokens by their secret. */
+  tokens: ReadonlyMap<string, AuthToken>;
+  allowedHosts: readonly string[] | '*';
+  allowedOrigins: AllowedOrigins;
+  maxBodyBytes: number;
+  /** True once the forwarder is closing: requests are answered 503. */
+  closed: () => boolean;
+}
+
+class HttpFailure extends HttpError {
+  constructor(status: number, rpc: JsonRpcError, headers: Record<string, string> = {}) {
+    super(status, rpc.message, rpc.code, headers, rpc.data);
+  }
+}
+
+/**
+ * MCP's streamable HTTP transport over `dispatch`: both revisions on one endpoint (2025-era
+ * sessions with GET streams and DELETE, 2026-07-28 stateless requests and `subscriptions/listen`),
+ * and the passthrough relay of `/servers/<name>/mcp` for HTTP upstreams. Returns the handler of
+ * one request; `server` set means the passthrough route of that upstream.
+ */
+export function createStreamableHttp(
+  options: StreamableHttpOptions,
+): (req: IncomingMessage, res: ServerResponse, route?: { server?: string }) => void {
+  const { dispatch, sessions, pipeline, maxBodyBytes: maxBody } = options;
+
+  function authenticate(req: IncomingMessage): AuthToken | undefined {
+    return authenticateBearer(req, options.tokens);
+  }
+
+  async function servePost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: string | undefined,
+  ): Promise<void> {
+    const token = authenticate(req);
+    const raw = await readBody(req, maxBody);
+    let message: unknown;
+    try {
+      message = JSON.parse(raw.toString('utf8'));
+    } catch {
+      sendJson(res, 400, errorResponse(PARSE_ERROR, 'Parse error: the body is not valid JSON'));
+      return;
+    }
+    if (Array.isArray(message)) {
+      sendJson(res, 400, await dispatch(message));
+      return;
+    }
+    if (!isRecord(message)) {
+      sendJson(res, 400, await dispatch(message));
+      return;
+    }
+    const badId = invalidIdReason(message);
+    if (badId) {
+      sendJson(res, 400, errorResponse(INVALID_REQUEST, badId));
+      return;
+    }
+    const isRequest =
+      message.id !== undefined && message.id !== null && typeof message.method === 'string';
+    const era = classifyEra(req, message);
+    if (era.kind === 'reject') {
+      sendJson(res, era.status, {
+        jsonrpc: '2.0',
+        id: isRequest ? message.id : null,
+        error: era.error,
+      });
+      return;
+    }
+    const modern = era.kind === 'modern';
+
+    if (modern) {
+      if (isRequest && REMOVED_IN_MODERN.has(message.method as string)) {
+        sendJson(res, 404, {
+          jsonrpc: '2.0',
+          id: message.id,
+          error: {
+            code: METHOD_NOT_FOUND,
+            message: `Method not found: ${String(message.method)} (removed in protocol revision ${MODERN_PROTOCOL})`,
+          },
+        });
+        return;
+      }
+      if (isRequest && message.method === 'subscriptions/listen') {
+        const params = isRecord(message.params) ? message.params : {};
+        const filter = isRecord(params.notifications) ? params.notifications : {};
+        sessions.subscriptions.listen(
+          res,
+          message.id as JsonRpcId,
+          token,
+          route,
+          filter.toolsListChanged === true,
+        );
+        return;
+      }
+      if (!isRequest) {
+        res.writeHead(202).end();
+        return;
+      }
+      await answer(req, res, message, { token, server: route, modern: true });
+      return;
+    }
+
+    // 2025-era: sessions.
+    if (message.method === 'initialize') {
+      const response = (await dispatch(message, { token, server: route, modern: false })) as {
+        result?: { protocolVersion?: string };
+      };
+      const headers: Record<string, string> = {};
+      if (response.result) {
+        headers['mcp-session-id'] = sessions.open(
+          response.result.protocolVersion ?? LEGACY_PROTOCOLS[0],
+          token,
+          route,
+        );
+      }
+      sendJson(res, 200, response, headers);
+      return;
+    }
+    const session = await sessionFor(req, token, route);
+    if (!isRequest) {
+      await dispatch(message, { token, server: route, session, modern: false });
+      res.writeHead(202).end();
+      return;
+    }
+    await answer(req, res, message, { token, server: route, session, modern: false });
+  }
+
+  function sessionFor(
+    req: IncomingMessage,
+    token: AuthToken | undefined,
+    route: string | undefined,
+  ): Promise<Session> {
+    return sessions.resolve(req.headers['mcp-session-id'], token, route);
+  }
+
+  /** The session of a GET or DELETE, authenticated like a POST. */
+  function sessionOf(req: IncomingMessage, route: string | undefined): Promise<Session> {
+    return sessionFor(req, authenticate(req), route);
+  }
+
+  /** Answers a request as JSON, upgrading to SSE if notifications arrive before the result. */
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: Record<string, unknown>,
+    context: DispatchContext,
+  ): Promise<void> {
+    const id = message.id as JsonRpcId;
+    const controller = new AbortController();
+    context.session?.inflight.set(id, controller);
+    const headers: Record<string, string> = context.session
+      ? { 'mcp-session-id': context.session.id }
+      : {};
+    // 2026-07-28 over HTTP: an unknown method is also a 404.
+    const status = (response: unknown): number =>
+      context.modern && (response as { error?: { code?: number } }).error?.code === METHOD_NOT_FOUND
+        ? 404
+        : 200;
+    try {
+      await respondWithProgress(req, res, { controller, headers, status }, (notify) =>
+        dispatch(message, {
+          ...context,
+          signal: controller.signal,
+          notify,
+          ...(req.socket.remoteAddress ? { address: req.socket.remoteAddress } : {}),
+        }),
+      );
+    } finally {
+      context.session?.inflight.delete(id);
+    }
+  }
+
+  async function serveGet(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: string | undefined,
+  ): Promise<void> {
+    const session = await sessionOf(req, route);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'mcp-session-id': session.id,
+    });
+    res.write(': stream open\n\n');
+    sessions.addStream(session, res);
+    // A resumed stream first gets what was published while it was away (on any instance).
+    const lastEventId = req.headers['last-event-id'];
+    if (typeof lastEventId === 'string' && lastEventId !== '')
+      await sessions.replay(session, res, lastEventId);
+  }
+
+  async function serveDelete(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: string | undefined,
+  ): Promise<void> {
+    const session = await sessionOf(req, route);
+    await sessions.end(session);
+    res.writeHead(200).end();
+  }
+
+  return function handleMcp(req, res, route = {}) {
+    const server = route.server;
+    void (async () => {
+      if (options.closed())
+        throw new HttpFailure(503, {
+          code: INTERNAL_ERROR,
+          message: 'The forwarder is shutting down',
+        });
+      checkHost(req, options.allowedHosts, 'allowedHosts', options.allowedOrigins);
+      checkJsonContentType(req);
+      checkMcpAccept(req);
+      if (server !== undefined) {
+        if (
+          !options.source.servers().some((s) => s.name === server) &&
+          !pipeline.httpUpstream(server)
+        ) {
+          throw new HttpFailure(404, {
+            code: INVALID_REQUEST,
+            message: `No upstream named "${server}"`,
+          });
+        }
+        const http = pipeline.httpUpstream(server);
+        if (http) {
+          await relayPassthrough({
+            req,
+            res,
+            server,
+            upstream: http,
+            pipeline,
+            authenticate,
+            maxBody,
+          });
+          return;
+        }
+      }
+      if (req.method === 'POST') await servePost(req, res, server);
+      else if (req.method === 'GET') await serveGet(req, res, server);
+      else if (req.method === 'DELETE') await serveDelete(req, res, server);
+      else
+        throw new HttpFailure(
+          405,
+          { code: INVALID_REQUEST, message: `Method ${req.method} not allowed` },
+          { allow: 'GET, POST, DELETE' },
+        );
+    })().catch((error: unknown) => sendHttpError(res, error));
+  };
+}
