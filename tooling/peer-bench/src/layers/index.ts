@@ -1,5 +1,8 @@
 // Every layer the peer bench measures. Each entry builds its contenders and goals; the runner in
 // ../harness.ts runs them. Add a layer by adding one entry here.
 import type { Layer } from '../harness.js';
+import { agentLayers } from './agent.js';
 
-export const layers: Record<string, () => Promise<Layer[]> | Layer[]> = {};
+export const layers: Record<string, () => Promise<Layer[]> | Layer[]> = {
+  agent: agentLayers,
+};
