@@ -2,7 +2,9 @@
 // ../harness.ts runs them. Add a layer by adding one entry here.
 import type { Layer } from '../harness.js';
 import { agentLayers } from './agent.js';
+import { mcpClientLayers } from './mcp-client.js';
 
 export const layers: Record<string, () => Promise<Layer[]> | Layer[]> = {
   agent: agentLayers,
+  'mcp-client': mcpClientLayers,
 };
