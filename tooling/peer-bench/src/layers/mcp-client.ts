@@ -23,4 +23,25 @@ export const mcpClientLayers = (): Layer[] => [
       "One op: a `tools/call` of the `echo` tool of @toolwire/testing's fixture MCP server (on @modelcontextprotocol/server, no delay), spawned over stdio by each contender; after connecting and listing, 300 warm-up calls, then 2,000 timed, one after another.",
     ],
   },
+  {
+    name: "stdio round trip, server in the caller's session vs its own (diagnostic)",
+    unit: 'ms/op',
+    contenders: [
+      {
+        name: 'raw JSON-RPC, same session',
+        role: 'floor',
+        script: script('stdio-session-probe'),
+      },
+      {
+        name: 'raw JSON-RPC, own session (detached)',
+        role: 'peer',
+        script: script('stdio-session-probe'),
+        args: ['--detached'],
+      },
+    ],
+    goals: [],
+    notes: [
+      'Why the layer above depends on how the server is spawned: the same calls written by hand, the server spawned as the SDKs do (same session) or as Toolwire does (`detached`, its own session and process group). With Linux autogroup scheduling and a loaded CPU, a server in a session of its own waits longer for every round trip.',
+    ],
+  },
 ];
