@@ -79,16 +79,24 @@ export function report(value: number): void {
 
 /**
  * What a time-per-operation contender measures: `op` run one after another, `warmup` times
- * untimed first (JIT, connections, caches), then `iterations` times; returns ms per op.
+ * untimed first (JIT, connections, caches), then `iterations` times in 20 batches; returns the
+ * median batch's ms per op. On a shared machine a burst of someone else's load lands in a batch or
+ * two, which the median leaves out, where a plain mean would carry it.
  */
 export async function msPerOp(
   op: () => Promise<unknown>,
   options: { warmup: number; iterations: number },
 ): Promise<number> {
   for (let i = 0; i < options.warmup; i++) await op();
-  const started = performance.now();
-  for (let i = 0; i < options.iterations; i++) await op();
-  return (performance.now() - started) / options.iterations;
+  const batches = Math.min(20, Math.max(1, options.iterations));
+  const size = Math.ceil(options.iterations / batches);
+  const perOp: number[] = [];
+  for (let batch = 0; batch < batches; batch++) {
+    const started = performance.now();
+    for (let i = 0; i < size; i++) await op();
+    perOp.push((performance.now() - started) / size);
+  }
+  return stats(perOp).median;
 }
 
 /** A contender's warm-up and timed counts: the layer's defaults unless the environment sets them. */

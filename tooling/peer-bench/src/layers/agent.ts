@@ -54,7 +54,7 @@ function layer(stream: boolean): Layer {
       { subject: toolwire, against: floor, ratio: 1.2 },
     ],
     notes: [
-      'One op: a prompt, the model calls `add` once, the tool runs, the model answers (two requests to a no-delay fake OpenAI Chat Completions server on 127.0.0.1, in the runner process). Every contender checks the answer; 50 warm-up ops, then 300 timed.',
+      'One op: a prompt, the model calls `add` once, the tool runs, the model answers (two requests to a no-delay fake OpenAI Chat Completions server on 127.0.0.1, in the runner process). Every contender checks the answer; 50 warm-up ops, then 300 timed in 20 batches (the median batch counts).',
     ],
     start: startFake,
   };

@@ -20,7 +20,7 @@ export const mcpClientLayers = (): Layer[] => [
       { subject: 'toolwire registry.callTool', against: '@ai-sdk/mcp callTool', ratio: 1.0 },
     ],
     notes: [
-      "One op: a `tools/call` of the `echo` tool of @toolwire/testing's fixture MCP server (on @modelcontextprotocol/server, no delay), spawned over stdio by each contender; after connecting and listing, 300 warm-up calls, then 2,000 timed, one after another.",
+      "One op: a `tools/call` of the `echo` tool of @toolwire/testing's fixture MCP server (on @modelcontextprotocol/server, no delay), spawned over stdio by each contender; after connecting and listing, 300 warm-up calls, then 2,000 timed, one after another, in 20 batches (the median batch counts).",
     ],
   },
   {
