@@ -153,7 +153,10 @@ export type AgentInput = string | readonly Message[];
 
 export interface Agent {
   readonly mode: AgentMode;
-  /** Runs to the end and returns the answer and the transcript. */
+  /**
+   * Runs to the end and returns the answer and the transcript. Nothing is streamed to the
+   * caller, so model calls are sent non-streaming (`generate`); `stream()` streams them.
+   */
   run(input: AgentInput, options?: RunOptions): Promise<AgentResult>;
   /** The same run as events; the last one is `finish`. Breaking out of the loop aborts the run. */
   stream(input: AgentInput, options?: RunOptions): AsyncIterable<AgentEvent>;
@@ -177,7 +180,7 @@ export function createAgent(options: AgentOptions): Agent {
   async function execute(
     input: AgentInput,
     signal: AbortSignal,
-    emit: (event: AgentEvent) => void,
+    emit: ((event: AgentEvent) => void) | undefined,
   ): Promise<AgentResult> {
     // A conversation handed back after a cancelled turn can hold calls without results or
     // results without calls, which providers reject (pain point 2): fix it before the first call.
@@ -205,7 +208,9 @@ export function createAgent(options: AgentOptions): Agent {
       specs: toolList.map(specOf),
       input: messages,
       signal,
-      emit,
+      emit: emit ?? (() => undefined),
+      // Nobody reads deltas from run(), so its model calls are not streamed.
+      streaming: emit !== undefined,
       steps: [],
       usage: emptyUsage(),
       ...(discoveryError !== undefined ? { discoveryError } : {}),
@@ -238,14 +243,14 @@ export function createAgent(options: AgentOptions): Agent {
       messages: outcome.messages,
       transcript,
     };
-    emit({ type: 'finish', result });
+    context.emit({ type: 'finish', result });
     return result;
   }
 
   return {
     mode: resolved.mode,
     async run(input, runOptions = {}) {
-      return execute(input, runOptions.signal ?? new AbortController().signal, () => undefined);
+      return execute(input, runOptions.signal ?? new AbortController().signal, undefined);
     },
     stream(input, runOptions = {}) {
       const stopped = new AbortController();

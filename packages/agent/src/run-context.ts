@@ -30,6 +30,11 @@ export interface RunContext {
   readonly input: readonly Message[];
   readonly signal: AbortSignal;
   emit(event: AgentEvent): void;
+  /**
+   * Whether someone reads the events (`stream()`): only then are model calls streamed, since
+   * `run()` has no use for deltas and a non-streamed call is cheaper on every provider.
+   */
+  readonly streaming: boolean;
   readonly steps: AgentStep[];
   usage: Usage;
   /** Staged mode: why the tool provider gave no list (the run goes on without tools). */
@@ -135,17 +140,20 @@ export function roundMs(ms: number): number {
 }
 
 /**
- * Streams one model call: forwards text and reasoning as events (when `emitText`) and returns
- * the final response. Tool calls are emitted by the caller once their ids are settled. Abort is
- * honoured even when an adapter does not react to the signal: the iteration is raced against it.
- * A retryable provider error is retried (see `withRetries`) unless text was already streamed.
+ * One model call of the loop. When the run is streamed to a caller it streams: text and
+ * reasoning are forwarded as events (when `emitText`) and the final response is returned; tool
+ * calls are emitted by the caller once their ids are settled. When nobody reads events (`run()`)
+ * it is one non-streamed `generate`. Abort is honoured even when an adapter does not react to
+ * the signal: the call is raced against it. A retryable provider error is retried (see
+ * `withRetries`) unless text was already streamed.
  */
-export async function streamModel(
+export async function callModel(
   context: RunContext,
   step: AgentStep,
   request: ChatRequest,
   emitText: boolean,
 ): Promise<ChatResponse> {
+  if (!context.streaming) return generateModel(context, step, request);
   return withRetries(context, step, async (progress) => {
     const { signal } = context;
     const iterator = context.model.stream(request)[Symbol.asyncIterator]();
@@ -193,7 +201,7 @@ export async function streamModel(
   });
 }
 
-/** One non-streamed model call (for the staged pipeline's constrained stages), with retries. */
+/** One non-streamed model call, with retries (the staged pipeline's constrained stages, and `run()`). */
 export async function generateModel(
   context: RunContext,
   step: AgentStep,

@@ -158,7 +158,8 @@ describe('createAgent (staged pipeline)', () => {
     expect(result.steps[1]!.fallback).toBe('selection failed: answering without tools');
     expect(result.steps[2]!.fallback).toBe('tool selection failed');
     expect(model.requests[1]!.tools).toBeUndefined();
-    expect(model.calls[1]).toBe('stream');
+    // run() streams nothing to its caller, so the answer is not asked for as a stream.
+    expect(model.calls[1]).toBe('generate');
   });
 
   it('retries a stage after a retryable provider error before falling back', async () => {

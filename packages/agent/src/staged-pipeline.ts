@@ -28,7 +28,7 @@ import {
   generateModel,
   recordError,
   recordResponse,
-  streamModel,
+  callModel,
   warn,
   withSystem,
   withUniqueIds,
@@ -350,7 +350,7 @@ async function directAnswer(context: RunContext, reason: string): Promise<RunOut
   };
   const step = beginStep(context, 'direct-answer', request);
   step.fallback = reason;
-  const response = await streamModel(context, step, request, true);
+  const response = await callModel(context, step, request, true);
   recordResponse(context, step, response);
   finishStep(context, step);
   return {

@@ -477,7 +477,12 @@ describe('createAgent (tool loop)', () => {
         throw dropped;
       },
     };
-    await expect(createAgent({ model: streaming, retryDelayMs: 1 }).run('x')).rejects.toBe(dropped);
+    // Only stream() streams the model calls (run() sends them non-streaming).
+    const drain = async () => {
+      for await (const event of createAgent({ model: streaming, retryDelayMs: 1 }).stream('x'))
+        void event;
+    };
+    await expect(drain()).rejects.toBe(dropped);
     expect(calls).toBe(1);
   });
 

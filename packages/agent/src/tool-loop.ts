@@ -20,7 +20,7 @@ import {
   describeRequest,
   finishStep,
   recordResponse,
-  streamModel,
+  callModel,
   warn,
   withSystem,
   withUniqueIds,
@@ -121,7 +121,7 @@ export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
     ...(keepTools ? { tools, toolChoice: 'none' as const } : {}),
   };
   const step = beginStep(context, 'final-answer', request);
-  const response = await streamModel(context, step, request, true);
+  const response = await callModel(context, step, request, true);
   recordResponse(context, step, response);
   if (response.toolCalls.length > 0) {
     // The step limit is spent: the calls are not run, and not kept in the conversation, where
@@ -163,7 +163,7 @@ function loopRequest(
 }
 
 /**
- * Streams a loop step. With `toolCalling: 'auto'`, a model that turns tools down
+ * Calls the model for a loop step. With `toolCalling: 'auto'`, a model that turns tools down
  * (`UnsupportedFeatureError`) switches the run to prompt-based tool calling and the step is
  * sent again that way. In prompt mode text is not streamed as it comes: it may be a call.
  */
@@ -176,7 +176,7 @@ async function callLoopModel(
 ): Promise<ChatResponse> {
   const prompted = context.promptToolCalling && tools !== undefined;
   try {
-    return await streamModel(context, step, request, !prompted);
+    return await callModel(context, step, request, !prompted);
   } catch (error) {
     if (
       tools === undefined ||
@@ -192,6 +192,6 @@ async function callLoopModel(
     });
     const retry = loopRequest(context, conversation, tools);
     step.request = describeRequest(retry);
-    return streamModel(context, step, retry, false);
+    return callModel(context, step, retry, false);
   }
 }

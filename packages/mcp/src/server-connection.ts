@@ -105,6 +105,8 @@ export class ServerConnection {
   tools: McpTool[];
   /** Tools dropped from the listing because their definition is unusable, with why. */
   rejectedTools: Array<{ name: string; reason: string }> = [];
+  private callDefinitions = new Map<string, McpTool>();
+  private callDefinitionsOf: McpTool[] | undefined;
   protocolVersion: string | undefined;
   serverInfo: { name: string; version: string } | undefined;
   /** The `instructions` the server sent at initialization (what it offers, how to use it). */
@@ -589,7 +591,7 @@ export class ServerConnection {
       });
     }
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs ?? this.options.callTimeoutMs;
-    const definition = this.tools.find((tool) => tool.name === toolName);
+    const definition = this.callDefinition(toolName);
     try {
       return await this.reauthorized(client, () =>
         this.callOnce(client, toolName, args, options, timeoutMs, definition),
@@ -603,6 +605,20 @@ export class ServerConnection {
       }
       throw error;
     }
+  }
+
+  /**
+   * The definition handed to the SDK with a call (header mirroring), without its output schema:
+   * the registry checks structured content itself. Built once per listing, not once per call.
+   */
+  private callDefinition(toolName: string): McpTool | undefined {
+    if (this.callDefinitionsOf !== this.tools) {
+      this.callDefinitions = new Map(
+        this.tools.map((tool) => [tool.name, withoutOutputSchema(tool)]),
+      );
+      this.callDefinitionsOf = this.tools;
+    }
+    return this.callDefinitions.get(toolName);
   }
 
   /**
@@ -644,7 +660,7 @@ export class ServerConnection {
           resetTimeoutOnProgress: true,
           // Header mirroring needs the definition; the output schema is left out because the registry
           // checks structured content itself and answers a mismatch with an error result, not a throw.
-          ...(definition ? { toolDefinition: withoutOutputSchema(definition) } : {}),
+          ...(definition ? { toolDefinition: definition } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.onProgress
             ? {

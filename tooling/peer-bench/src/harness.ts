@@ -31,6 +31,16 @@ export interface Layer {
   goals: Goal[];
   /** Notes printed under the table (set-up, what the floor is). */
   notes?: string[];
+  /**
+   * Starts what the contenders talk to (a fake upstream), in the runner's process, before the
+   * layer's first round; its `env` is given to every contender and it is closed after the last.
+   */
+  start?: () => Promise<LayerFixture>;
+}
+
+export interface LayerFixture {
+  env: Record<string, string>;
+  close(): Promise<void>;
 }
 
 export interface ContenderResult {
@@ -65,6 +75,39 @@ const RESULT_PREFIX = 'PEER-BENCH-RESULT ';
 export function report(value: number): void {
   if (!Number.isFinite(value)) throw new Error(`peer bench: a contender reported ${value}`);
   process.stdout.write(`\n${RESULT_PREFIX}${JSON.stringify({ value })}\n`);
+}
+
+/**
+ * What a time-per-operation contender measures: `op` run one after another, `warmup` times
+ * untimed first (JIT, connections, caches), then `iterations` times in 20 batches; returns the
+ * median batch's ms per op. On a shared machine a burst of someone else's load lands in a batch or
+ * two, which the median leaves out, where a plain mean would carry it.
+ */
+export async function msPerOp(
+  op: () => Promise<unknown>,
+  options: { warmup: number; iterations: number },
+): Promise<number> {
+  for (let i = 0; i < options.warmup; i++) await op();
+  const batches = Math.min(20, Math.max(1, options.iterations));
+  const size = Math.ceil(options.iterations / batches);
+  const perOp: number[] = [];
+  for (let batch = 0; batch < batches; batch++) {
+    const started = performance.now();
+    for (let i = 0; i < size; i++) await op();
+    perOp.push((performance.now() - started) / size);
+  }
+  return stats(perOp).median;
+}
+
+/** A contender's warm-up and timed counts: the layer's defaults unless the environment sets them. */
+export function iterationsFromEnv(defaults: { warmup: number; iterations: number }): {
+  warmup: number;
+  iterations: number;
+} {
+  return {
+    warmup: envNumber('PEER_BENCH_WARMUP', defaults.warmup),
+    iterations: envNumber('PEER_BENCH_ITERATIONS', defaults.iterations),
+  };
 }
 
 /** Reads an integer option a layer passes its contenders through the environment. */
@@ -149,14 +192,20 @@ export interface RunOptions {
 export async function runLayer(layer: Layer, options: RunOptions): Promise<LayerResult> {
   const next = random(options.seed);
   const values = new Map<string, number[]>(layer.contenders.map((c) => [c.name, []]));
-  for (let round = 0; round < options.rounds; round++) {
-    for (const contender of shuffled(layer.contenders, next)) {
-      const value = await runContender(contender, options.timeoutMs);
-      values.get(contender.name)!.push(value);
-      options.log?.(
-        `  ${layer.name} round ${round + 1}/${options.rounds}: ${contender.name} ${format(value, layer.unit)}`,
-      );
+  const fixture = await layer.start?.();
+  try {
+    for (let round = 0; round < options.rounds; round++) {
+      for (const contender of shuffled(layer.contenders, next)) {
+        const env = fixture ? { ...fixture.env, ...contender.env } : contender.env;
+        const value = await runContender({ ...contender, env }, options.timeoutMs);
+        values.get(contender.name)!.push(value);
+        options.log?.(
+          `  ${layer.name} round ${round + 1}/${options.rounds}: ${contender.name} ${format(value, layer.unit)}`,
+        );
+      }
     }
+  } finally {
+    await fixture?.close();
   }
   const contenders = layer.contenders.map((c) => ({
     name: c.name,

@@ -152,6 +152,22 @@ describe('startFakeProvider', () => {
     expect(json.choices[0]!.message.content).toBe('you sent abc');
   });
 
+  it('answers with fallbackTurn once the scripted turns are used up', async () => {
+    fake = await startFakeProvider({
+      provider: 'openai',
+      turns: [{ text: 'scripted' }],
+      fallbackTurn: (request) => ({ text: `again ${request.body.model}` }),
+    });
+    const texts: string[] = [];
+    for (const model of ['a', 'b', 'c']) {
+      const json = (await (await post('/v1/chat/completions', { model })).json()) as {
+        choices: Array<{ message: { content: string } }>;
+      };
+      texts.push(json.choices[0]!.message.content);
+    }
+    expect(texts).toEqual(['scripted', 'again b', 'again c']);
+  });
+
   it('drops the connection mid-stream after the given number of chunks', async () => {
     fake = await startFakeProvider({ provider: 'openai', turns: [{ dropAfter: 2 }] });
     const response = await post('/v1/chat/completions', { model: 'm', stream: true });

@@ -51,6 +51,11 @@ export interface FakeProvider {
 export interface StartFakeProviderOptions {
   provider: FakeProviderKind;
   turns?: FakeTurn[];
+  /**
+   * Answers every request no scripted turn is left for, instead of the 500 (a bench's endless
+   * conversation: a function turn that answers from the request).
+   */
+  fallbackTurn?: FakeTurn;
 }
 
 /**
@@ -58,8 +63,8 @@ export interface StartFakeProviderOptions {
  * (`POST /v1/chat/completions`), OpenAI Responses (`POST /v1/responses`), Anthropic Messages
  * (`POST /v1/messages`), Ollama (`POST /api/chat`) or the Gemini API
  * (`POST /v1beta/models/<model>:generateContent` and `:streamGenerateContent?alt=sse`) would, from
- * scripted turns: JSON, or SSE / NDJSON when the request asks for a stream. Turns are consumed in order, one per request; a request with no turn left gets a 500
- * whose message says so.
+ * scripted turns: JSON, or SSE / NDJSON when the request asks for a stream. Turns are consumed in order, one per request; a request with no turn left gets
+ * `fallbackTurn`, or else a 500 whose message says so.
  */
 export async function startFakeProvider(options: StartFakeProviderOptions): Promise<FakeProvider> {
   const renderer = RENDERERS[options.provider];
@@ -110,7 +115,7 @@ export async function startFakeProvider(options: StartFakeProviderOptions): Prom
       );
       return;
     }
-    const next = turns.shift();
+    const next = turns.shift() ?? options.fallbackTurn;
     if (next === undefined) {
       sendJson(
         res,

@@ -1,5 +1,10 @@
 // Every layer the peer bench measures. Each entry builds its contenders and goals; the runner in
 // ../harness.ts runs them. Add a layer by adding one entry here.
 import type { Layer } from '../harness.js';
+import { agentLayers } from './agent.js';
+import { mcpClientLayers } from './mcp-client.js';
 
-export const layers: Record<string, () => Promise<Layer[]> | Layer[]> = {};
+export const layers: Record<string, () => Promise<Layer[]> | Layer[]> = {
+  agent: agentLayers,
+  'mcp-client': mcpClientLayers,
+};
