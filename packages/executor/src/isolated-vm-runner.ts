@@ -54,7 +54,7 @@ process.on('message', (message: HostMessage) => {
       .apply(undefined, [message.callId, message.envelope], { arguments: { copy: true } })
       .then(
         () => idle(run),
-        (error: unknown) => finish(run, classify(error, run.isolate)),
+        (error: unknown) => afterCall(run, error),
       );
   } else if (message.type === 'stop' && active?.runId === message.runId) {
     finish(active, {
@@ -174,7 +174,11 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     })) as Reference;
     // The result is not awaited through isolated-vm's promise transfer (see above); the harness
     // reports through done(), and an isolate disposed for its memory limit is noticed by polling.
-    await start.apply(undefined, [main.derefInto()], { timeout: limits.timeoutMs });
+    try {
+      await start.apply(undefined, [main.derefInto()], { timeout: limits.timeoutMs });
+    } catch (error) {
+      if (afterCall(run, error)) return;
+    }
     if (run.done) return;
     idle(run);
     run.watch = setInterval(() => {
@@ -190,6 +194,23 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     if (run.done) return;
     finish(run, classify(error, isolate));
   }
+}
+
+/**
+ * A call into the isolate threw. isolated-vm throws the first promise rejection the script left
+ * unhandled out of whatever call was running its jobs; the jobs themselves all ran, so the
+ * script goes on, as on an engine with no host to tell (QuickJS). Anything else ends the run:
+ * a disposed isolate (its memory limit) or the deadline. True if the run is over.
+ */
+function afterCall(run: ActiveRun, error: unknown): boolean {
+  if (run.done) return true;
+  const timedOut = /^Script execution timed out/.test(describe(error).message);
+  if (run.isolate.isDisposed || timedOut) {
+    finish(run, classify(error, run.isolate));
+    return true;
+  }
+  idle(run);
+  return false;
 }
 
 /** The isolate ran out of jobs: send the calls it made, unless the script has finished. */

@@ -98,9 +98,8 @@ interface ActiveRun {
   done: boolean;
   /** Set by the harness's done() callback; acted on once the engine has returned. */
   outcome: string | undefined;
-  /** The script's own promise and the harness's outcome(fulfilled, value), set once started. */
+  /** The script's own promise, set once started. */
   running: QuickJSHandle | undefined;
-  outcomeOf: QuickJSHandle | undefined;
   /**
    * Calls made since the engine last went idle. They reach the host only if the script is still
    * running when the engine goes idle; calls made in the turn in which it finished are refused.
@@ -152,7 +151,6 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     done: false,
     outcome: undefined,
     running: undefined,
-    outcomeOf: undefined,
     outbox: [],
   };
   active = run;
@@ -189,8 +187,7 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
   if (harness.error) return finish(run, engineFailure(run, harness.error, 'internal'));
   run.handles.push(harness.value);
   const start = vm.getProp(harness.value, 'start');
-  run.outcomeOf = vm.getProp(harness.value, 'outcome');
-  run.handles.push(start, run.outcomeOf);
+  run.handles.push(start);
   const main = vm.evalCode(message.code, 'script.js');
   if (main.error) return finish(run, engineFailure(run, main.error, 'syntax'));
   run.handles.push(main.value);
@@ -250,32 +247,24 @@ function pump(run: ActiveRun): void {
   }
 }
 
-/** Finishes the run if the script's promise has settled (or the harness reported); true if so. */
+/**
+ * Finishes the run if the harness reported the script's end (it does so in the job in which the
+ * script ended), or if the script's promise rejected, which happens only when reporting failed
+ * (no memory left to build the outcome); true if so.
+ */
 function settle(run: ActiveRun): boolean {
-  const { vm, running, outcomeOf } = run;
+  const { vm, running } = run;
   if (run.outcome !== undefined) {
     finish(run, { type: 'guest', outcome: run.outcome });
     return true;
   }
-  if (!running || !outcomeOf) return false;
+  if (!running || vm.typeof(running) !== 'object') return false;
   const state = vm.getPromiseState(running);
-  if (state.type === 'pending') return false;
-  const fulfilled = state.type === 'fulfilled';
-  const settledWith = fulfilled ? state.value : state.error;
-  const outcome = vm.callFunction(
-    outcomeOf,
-    vm.undefined,
-    fulfilled ? vm.true : vm.false,
-    settledWith,
-  );
-  settledWith.dispose();
-  if (outcome.error) {
-    finish(run, engineFailure(run, outcome.error, 'internal'), true);
-    return true;
+  if (state.type !== 'rejected') {
+    if (state.type === 'fulfilled' && state.notAPromise !== true) state.value.dispose();
+    return false;
   }
-  const text = vm.getString(outcome.value);
-  outcome.value.dispose();
-  finish(run, { type: 'guest', outcome: text });
+  finish(run, engineFailure(run, state.error, 'internal'), true);
   return true;
 }
 

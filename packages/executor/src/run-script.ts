@@ -5,7 +5,7 @@ import type { GuestError } from './guest-harness.js';
 import { resolveLimits } from './limits.js';
 import type { ExecutionLimits } from './limits.js';
 import { LogBudget } from './log-budget.js';
-import { prepareScript } from './prepare-script.js';
+import { originalColumn, prepareScript } from './prepare-script.js';
 import type { PreparedScript } from './prepare-script.js';
 import type { RunnerMessage, RunnerOutcome } from './protocol.js';
 import { AcquireAbortedError } from './runner-pool.js';
@@ -492,7 +492,7 @@ function locate(
     out.line = Number(match[1]);
     if (match[2] !== undefined) {
       const column = Number(match[2]);
-      out.column = out.line === 1 ? Math.max(1, column - script.firstLineOffset) : column;
+      out.column = originalColumn(script, out.line, column);
     }
   }
   return out;

@@ -250,6 +250,26 @@ export function runExecutorContract(
         expect(result.error!.stack ?? '').not.toMatch(/harness|node:|quickjs|isolated/);
       });
 
+      it('reports the column of a runtime error in a returned expression, in the script as given', async () => {
+        const result = await executor.run('const a = 1;\nreturn a + notDefined.x;');
+        expect(result.error).toMatchObject({ kind: 'runtime', line: 2, column: 12 });
+      });
+
+      it('lets a rejected promise the script never handles pass, as an engine without a host does', async () => {
+        // A stray rejection (here the AsyncFunction a caller-chain probe builds) is the script's
+        // own business: the run goes on and ends with the script's value on every engine.
+        const result = await executor.run(
+          `await tools.quick();
+           Promise.reject(new Error('never handled'));
+           (function f() { return f.caller && f.caller.constructor('return process')(); })();
+           await tools.quick();
+           return 'finished';`,
+          { functions: { quick: async () => 'quick' } },
+        );
+        expect(result.error).toBeUndefined();
+        expect(result.value).toBe('finished');
+      });
+
       it('reports a thrown non-Error value', async () => {
         const result = await executor.run('throw "plain string";');
         expect(result.error).toMatchObject({ kind: 'runtime' });
