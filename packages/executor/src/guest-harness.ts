@@ -11,6 +11,8 @@ export interface HarnessConfig {
   functions: string[];
   globals: Record<string, unknown>;
   maxResultBytes: number;
+  /** A tool call's arguments as JSON: larger ones are refused in the guest, never copied out. */
+  maxToolInputBytes: number;
   /** The console budget, applied in the guest as well so output past it is never copied out. */
   maxLogBytes: number;
   maxLogLines: number;
@@ -116,7 +118,13 @@ export const harnessSource = String.raw`(function (call, log, done, configJson) 
   for (const name of config.functions) {
     const fn = async function (args) {
       const argsJson = args === undefined ? undefined : stringify(args);
-      const envelope = parse(await call(name, argsJson));
+      // A string's length is at most its UTF-8 size: one over the limit is refused here, and only
+      // its length leaves the sandbox (the host records the refusal and answers as for any call).
+      const envelope = parse(
+        await (argsJson !== undefined && argsJson.length > config.maxToolInputBytes
+          ? call(name, undefined, argsJson.length)
+          : call(name, argsJson)),
+      );
       if (envelope.ok) return envelope.value;
       const error = new ErrorCtor(envelope.message);
       defineProperty(error, 'name', { value: 'ToolError', configurable: true, writable: true });

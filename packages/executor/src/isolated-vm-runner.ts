@@ -6,7 +6,7 @@ import type IsolatedVMModule from 'isolated-vm';
 import { harnessSource } from './guest-harness.ts';
 import type { GuestError } from './guest-harness.ts';
 import { LogBudget } from './log-budget.ts';
-import type { HostMessage, RunnerMessage, RunnerOutcome } from './protocol.ts';
+import type { HostMessage, OutboxCall, RunnerMessage, RunnerOutcome } from './protocol.ts';
 
 type IsolatedVM = typeof IsolatedVMModule;
 type Isolate = InstanceType<IsolatedVM['Isolate']>;
@@ -39,7 +39,7 @@ interface ActiveRun {
    * Calls made since the isolate last went idle (every call into it runs its microtasks to the
    * end before it returns). They reach the host only if the script had not finished by then.
    */
-  outbox: Array<{ callId: number; name: string; args: string | undefined }>;
+  outbox: OutboxCall[];
 }
 
 let active: ActiveRun | undefined;
@@ -104,16 +104,24 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     // Tool calls do not use isolated-vm's promise transfer: its guest-side promise settles
     // through the script-visible Promise.prototype.then, which a script can replace. The guest
     // makes its own promise, announces the call synchronously and the host delivers the result.
-    const call = new ivm.Reference((callId: unknown, name: unknown, args: unknown) => {
-      if (
-        typeof callId !== 'number' ||
-        typeof name !== 'string' ||
-        (args !== undefined && typeof args !== 'string')
-      ) {
-        return;
-      }
-      run.outbox.push({ callId, name, args });
-    });
+    const call = new ivm.Reference(
+      (callId: unknown, name: unknown, args: unknown, argsLength: unknown) => {
+        if (
+          typeof callId !== 'number' ||
+          typeof name !== 'string' ||
+          (args !== undefined && typeof args !== 'string') ||
+          (argsLength !== undefined && typeof argsLength !== 'number')
+        ) {
+          return;
+        }
+        run.outbox.push({
+          callId,
+          name,
+          args,
+          ...(argsLength !== undefined ? { argsLength } : {}),
+        });
+      },
+    );
     const log = new ivm.Reference((level: unknown, text: unknown) => {
       if (typeof text !== 'string' || run.done || run.outcome !== undefined) return;
       const wasTruncated = logs.truncated;
@@ -138,10 +146,10 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
        const resolvers = new Map();
        const options = { __proto__: null, arguments: { __proto__: null, copy: true } };
        let nextId = 0;
-       const call = (name, args) => new PromiseCtor((resolve) => {
+       const call = (name, args, argsLength) => new PromiseCtor((resolve) => {
          const id = ++nextId;
          apply(mapSet, resolvers, [id, resolve]);
-         callRef.applySync(undefined, [id, name, args], options);
+         callRef.applySync(undefined, [id, name, args, argsLength], options);
        });
        const deliver = (id, envelope) => {
          const resolve = apply(mapGet, resolvers, [id]);
@@ -216,9 +224,7 @@ function afterCall(run: ActiveRun, error: unknown): boolean {
 /** The isolate ran out of jobs: send the calls it made, unless the script has finished. */
 function idle(run: ActiveRun): void {
   if (run.done || run.outcome !== undefined) return;
-  for (const { callId, name, args } of run.outbox.splice(0)) {
-    send({ type: 'call', runId: run.runId, callId, name, args });
-  }
+  for (const call of run.outbox.splice(0)) send({ type: 'call', runId: run.runId, ...call });
 }
 
 function describe(error: unknown): GuestError {

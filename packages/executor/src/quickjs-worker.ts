@@ -17,7 +17,13 @@ import type {
 import { harnessSource } from './guest-harness.ts';
 import type { GuestError } from './guest-harness.ts';
 import { LogBudget } from './log-budget.ts';
-import type { EngineStop, HostMessage, RunnerMessage, RunnerOutcome } from './protocol.ts';
+import type {
+  EngineStop,
+  HostMessage,
+  OutboxCall,
+  RunnerMessage,
+  RunnerOutcome,
+} from './protocol.ts';
 
 if (!parentPort) throw new Error('quickjs-worker must run in a worker thread');
 // Emscripten prints engine aborts to stderr, and the run's result already says what happened. The
@@ -104,7 +110,7 @@ interface ActiveRun {
    * Calls made since the engine last went idle. They reach the host only if the script is still
    * running when the engine goes idle; calls made in the turn in which it finished are refused.
    */
-  outbox: Array<{ callId: number; name: string; args: string | undefined }>;
+  outbox: OutboxCall[];
 }
 
 let active: ActiveRun | undefined;
@@ -157,13 +163,17 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
   const logs = new LogBudget(limits.maxLogBytes, limits.maxLogLines);
   let nextCallId = 0;
 
-  const call = vm.newFunction('call', (nameHandle, argsHandle) => {
+  // Arguments the guest did not pass arrive as undefined, not as handles.
+  const call = vm.newFunction('call', (nameHandle, argsHandle?, lengthHandle?) => {
     const name = vm.getString(nameHandle);
-    const args = vm.typeof(argsHandle) === 'string' ? vm.getString(argsHandle) : undefined;
+    const args =
+      argsHandle && vm.typeof(argsHandle) === 'string' ? vm.getString(argsHandle) : undefined;
+    const argsLength =
+      lengthHandle && vm.typeof(lengthHandle) === 'number' ? vm.getNumber(lengthHandle) : undefined;
     const deferred = vm.newPromise();
     const callId = ++nextCallId;
     run.pending.set(callId, deferred);
-    run.outbox.push({ callId, name, args });
+    run.outbox.push({ callId, name, args, ...(argsLength !== undefined ? { argsLength } : {}) });
     return deferred.handle;
   });
   const log = vm.newFunction('log', (levelHandle, textHandle) => {
@@ -242,9 +252,7 @@ function pump(run: ActiveRun): void {
     if (result.value === 0) break;
   }
   if (run.done) return;
-  for (const { callId, name, args } of run.outbox.splice(0)) {
-    post({ type: 'call', runId: run.runId, callId, name, args });
-  }
+  for (const call of run.outbox.splice(0)) post({ type: 'call', runId: run.runId, ...call });
 }
 
 /**

@@ -598,6 +598,44 @@ export function runExecutorSecuritySuite(
         );
       });
 
+      it('keeps tool arguments over maxToolInputBytes inside the sandbox: refused before they are copied out', async () => {
+        let called = 0;
+        const baseline = residentBytes();
+        const { value: result, peakBytes } = await measurePeak(() =>
+          executor.run(
+            `const big = { data: 'x'.repeat(8 << 20) };
+             const refused = [];
+             for (let i = 0; i < 40; i++) {
+               try { await tools.take(big); } catch (e) { refused.push(e.category); }
+             }
+             return [refused.length, refused[0]];`,
+            {
+              functions: { take: async () => ++called },
+              limits: { memoryBytes: 32 * MiB, maxToolInputBytes: MiB, timeoutMs: 20_000 },
+            },
+          ),
+        );
+        expect(result.value).toEqual([40, 'invalidArguments']);
+        expect(called).toBe(0);
+        expect(result.toolCalls).toHaveLength(40);
+        expect(result.toolCalls[0]).toMatchObject({
+          name: 'take',
+          outcome: 'error',
+          error: {
+            category: 'invalidArguments',
+            message: expect.stringMatching(/maxToolInputBytes/),
+          },
+        });
+        // 40 copies of 8 MiB would be 320 MiB in transit (copied out, they took the host 91-129 MiB
+        // over its baseline on QuickJS and 332-509 MiB on isolated-vm); none may leave the
+        // sandbox, so the host grows by the sandbox's own memory (27-35 MiB measured) and no more
+        // than half the usual runner overhead on top of it.
+        expect(
+          mebibytes(peakBytes - baseline),
+          `peak ${mebibytes(peakBytes)} MiB over a baseline of ${mebibytes(baseline)} MiB`,
+        ).toBeLessThanOrEqual(mebibytes(32 * MiB + runnerOverheadBytes / 2));
+      });
+
       it('keeps a logged string inside the sandbox once the log budget is spent', async () => {
         const baseline = residentBytes();
         const { value: result, peakBytes } = await measurePeak(() =>
