@@ -55,7 +55,9 @@ export const harnessSource = String.raw`(function (call, log, done, configJson) 
   const apply = Reflect.apply;
   const join = Array.prototype.join;
   const map = Array.prototype.map;
-  const promiseThen = Promise.prototype.then;
+  const promisePrototype = Promise.prototype;
+  const promiseThen = promisePrototype.then;
+  const getPrototypeOf = Object.getPrototypeOf;
   // Shared memory and WebAssembly are ways around the engine's memory limit and into timing
   // attacks; tool orchestration needs neither.
   for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly']) {
@@ -216,11 +218,13 @@ export const harnessSource = String.raw`(function (call, log, done, configJson) 
       };
       // A promise of this realm is followed through the real then, whatever the script did to
       // Promise.prototype.then; any other thenable as the language would.
-      try {
-        apply(promiseThen, value, [onFulfilled, onRejected]);
-        return;
-      } catch (_) {
-        // not a promise
+      if (getPrototypeOf(value) === promisePrototype) {
+        try {
+          apply(promiseThen, value, [onFulfilled, onRejected]);
+          return;
+        } catch (_) {
+          // not a promise after all (an object made with Promise.prototype as its prototype)
+        }
       }
       let then;
       try {

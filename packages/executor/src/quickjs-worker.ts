@@ -228,12 +228,13 @@ function deliver(runId: number, callId: number, envelope: string): void {
 
 /**
  * Runs the guest's promise jobs one at a time until none are left, the engine stops, or the
- * script's promise settles: from then on no job of the script runs (later jobs are dropped with
- * the runtime) and calls made in that last turn are refused.
+ * harness reports the script's end (from inside the job in which it ended): from then on no job
+ * of the script runs (later jobs are dropped with the runtime) and calls made in that last turn
+ * are refused.
  */
 function pump(run: ActiveRun): void {
   while (!run.done) {
-    if (settle(run)) return;
+    if (run.outcome !== undefined) return finish(run, { type: 'guest', outcome: run.outcome });
     let result: ReturnType<QuickJSRuntime['executePendingJobs']>;
     try {
       result = run.runtime.executePendingJobs(1);
@@ -251,21 +252,17 @@ function pump(run: ActiveRun): void {
     }
     if (result.value === 0) break;
   }
-  if (run.done) return;
+  if (run.done || failedToReport(run)) return;
   for (const call of run.outbox.splice(0)) post({ type: 'call', runId: run.runId, ...call });
 }
 
 /**
- * Finishes the run if the harness reported the script's end (it does so in the job in which the
- * script ended), or if the script's promise rejected, which happens only when reporting failed
- * (no memory left to build the outcome); true if so.
+ * Checked when the engine goes idle without an outcome: the script's promise rejects only when
+ * the harness could not report (no memory left to build the outcome), and then that rejection
+ * ends the run. True if it did.
  */
-function settle(run: ActiveRun): boolean {
+function failedToReport(run: ActiveRun): boolean {
   const { vm, running } = run;
-  if (run.outcome !== undefined) {
-    finish(run, { type: 'guest', outcome: run.outcome });
-    return true;
-  }
   if (!running || vm.typeof(running) !== 'object') return false;
   const state = vm.getPromiseState(running);
   if (state.type !== 'rejected') {

@@ -250,6 +250,33 @@ export function runExecutorContract(
         expect(result.error!.stack ?? '').not.toMatch(/harness|node:|quickjs|isolated/);
       });
 
+      it('follows a returned promise or thenable to its value or error', async () => {
+        const functions = { quick: async () => 'quick' };
+        const run = (script: string) => executor.run(script, { functions });
+        expect((await run('return tools.quick();')).value).toBe('quick');
+        expect(
+          (await run('return { then(resolve) { resolve({ then(r) { r(5); } }); } };')).value,
+        ).toBe(5);
+        expect((await run(`return Promise.reject(new Error('refused'));`)).error).toMatchObject({
+          kind: 'runtime',
+          message: expect.stringMatching(/refused/),
+        });
+        expect(
+          (await run(`return { then() { throw new Error('bad then'); } };`)).error,
+        ).toMatchObject({
+          kind: 'runtime',
+          message: expect.stringMatching(/bad then/),
+        });
+        // A replaced Promise.prototype.then does not stop the script's own promise from counting.
+        expect(
+          (
+            await run(
+              `Promise.prototype.then = function () { return 'forged'; }; return tools.quick();`,
+            )
+          ).value,
+        ).toBe('quick');
+      });
+
       it('reports the column of a runtime error in a returned expression, in the script as given', async () => {
         const result = await executor.run('const a = 1;\nreturn a + notDefined.x;');
         expect(result.error).toMatchObject({ kind: 'runtime', line: 2, column: 12 });
