@@ -56,6 +56,11 @@ describe('prepareScript', () => {
       'return undefined',
       'end',
     ]);
+    expect(await runPrepared("'use strict'\nreturn (function () { return this; })();")).toEqual([
+      'return undefined',
+      'end',
+    ]);
+    expect(await runPrepared("'just a string'")).toEqual(['return undefined', 'end']);
     expect(await runPrepared('return (function () { return typeof this; })();')).toEqual([
       'return "object"',
       'end',

@@ -118,13 +118,13 @@ function wrap(text: string, program: ReturnType<typeof parse>): PreparedScript {
       return finishWrap(text, `${prefix}${factory}${call}`, expression.start, source, close, []);
     }
     const statements = body['body'] as Node[];
-    edits.push({ at: afterDirectives(statements, body.start + 1), text: 'try {' });
+    edits.push(openTry(statements, body.start + 1));
     collectReturns(body, hooks.ret, edits);
     edits.push({ at: body.end - 1, text: tail });
     const shifted = edits.map((edit) => ({ at: edit.at - expression.start, text: edit.text }));
     return finishWrap(text, `${prefix}${factory}(`, expression.start, source, '))', shifted);
   }
-  edits.push({ at: afterDirectives(program.body as unknown as Node[], 0), text: 'try {' });
+  edits.push(openTry(program.body as unknown as Node[], 0));
   for (const statement of program.body)
     collectReturns(statement as unknown as Node, hooks.ret, edits);
   return finishWrap(text, `${factory}async () => {`, 0, text, `${tail}})`, edits);
@@ -161,15 +161,18 @@ function finishWrap(
   return { code, insertions };
 }
 
-/** Where the body's directive prologue ('use strict') ends: the try must start after it. */
-function afterDirectives(statements: Node[], start: number): number {
+/**
+ * The `try {` that opens the body: after its directive prologue ('use strict'), which must stay
+ * first, with a `;` in case the last directive has none.
+ */
+function openTry(statements: Node[], start: number): { at: number; text: string } {
   let at = start;
   for (const statement of statements) {
     if (statement.type !== 'ExpressionStatement' || typeof statement['directive'] !== 'string')
       break;
     at = statement.end;
   }
-  return at;
+  return { at, text: at === start ? 'try {' : ';try {' };
 }
 
 /** The `return`s of the function whose body `node` is in, not of the functions nested in it. */
