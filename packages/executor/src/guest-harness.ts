@@ -1,6 +1,6 @@
 // The JavaScript that runs inside the sandbox before the script: it builds `tools`, the plain
 // tool globals, `console` and the read-only globals, then runs the script and reports its outcome.
-// Both engines evaluate it to a factory `(call, log, done, configJson) => { start, outcome }`, so the bridge functions
+// Both engines evaluate it to a factory `(call, log, done, configJson) => { start }`, so the bridge functions
 // live only in this closure and never on the guest's global object.
 //
 // This file is loaded by the worker and child-process runners through Node's type stripping in
@@ -11,6 +11,8 @@ export interface HarnessConfig {
   functions: string[];
   globals: Record<string, unknown>;
   maxResultBytes: number;
+  /** A tool call's arguments as JSON: larger ones are refused in the guest, never copied out. */
+  maxToolInputBytes: number;
   /** The console budget, applied in the guest as well so output past it is never copied out. */
   maxLogBytes: number;
   maxLogLines: number;
@@ -53,7 +55,9 @@ export const harnessSource = String.raw`(function (call, log, done, configJson) 
   const apply = Reflect.apply;
   const join = Array.prototype.join;
   const map = Array.prototype.map;
-  const promiseThen = Promise.prototype.then;
+  const promisePrototype = Promise.prototype;
+  const promiseThen = promisePrototype.then;
+  const getPrototypeOf = Object.getPrototypeOf;
   // Shared memory and WebAssembly are ways around the engine's memory limit and into timing
   // attacks; tool orchestration needs neither.
   for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly']) {
@@ -116,7 +120,13 @@ export const harnessSource = String.raw`(function (call, log, done, configJson) 
   for (const name of config.functions) {
     const fn = async function (args) {
       const argsJson = args === undefined ? undefined : stringify(args);
-      const envelope = parse(await call(name, argsJson));
+      // A string's length is at most its UTF-8 size: one over the limit is refused here, and only
+      // its length leaves the sandbox (the host records the refusal and answers as for any call).
+      const envelope = parse(
+        await (argsJson !== undefined && argsJson.length > config.maxToolInputBytes
+          ? call(name, undefined, argsJson.length)
+          : call(name, argsJson)),
+      );
       if (envelope.ok) return envelope.value;
       const error = new ErrorCtor(envelope.message);
       defineProperty(error, 'name', { value: 'ToolError', configurable: true, writable: true });
@@ -181,31 +191,101 @@ export const harnessSource = String.raw`(function (call, log, done, configJson) 
     return '1' + json;
   }
 
-  async function settle(running) {
-    let value;
-    try {
-      value = await running;
-    } catch (error) {
-      return outcome(false, error);
+  // The end of the script. The prepared script (prepare-script.ts) calls onReturn(value) for each
+  // of its body's returns, onThrow(error) when an error leaves the body, and onEnd() in a finally
+  // around the body: onEnd runs in the job in which the body completes, after its own finally
+  // blocks, and reports the last of the two. A returned thenable is followed: the run ends in the
+  // job in which it settles. done() is called at most once, synchronously, so an engine can stop
+  // the script there (isolated-vm disposes the isolate inside it; QuickJS runs no further job).
+  let reported = false;
+  function report(text) {
+    if (reported) return;
+    reported = true;
+    done(text);
+  }
+  function settleValue(value) {
+    if ((typeof value === 'object' && value !== null) || typeof value === 'function') {
+      let followed = false;
+      const onFulfilled = function (next) {
+        if (followed) return;
+        followed = true;
+        settleValue(next);
+      };
+      const onRejected = function (error) {
+        if (followed) return;
+        followed = true;
+        report(outcome(false, error));
+      };
+      // A promise of this realm is followed through the real then, whatever the script did to
+      // Promise.prototype.then; any other thenable as the language would.
+      if (getPrototypeOf(value) === promisePrototype) {
+        try {
+          apply(promiseThen, value, [onFulfilled, onRejected]);
+          return;
+        } catch (_) {
+          // not a promise after all (an object made with Promise.prototype as its prototype)
+        }
+      }
+      let then;
+      try {
+        then = value.then;
+      } catch (error) {
+        return report(outcome(false, error));
+      }
+      if (typeof then === 'function') {
+        try {
+          apply(then, value, [onFulfilled, onRejected]);
+        } catch (error) {
+          onRejected(error);
+        }
+        return;
+      }
     }
-    return outcome(true, value);
+    report(outcome(true, value));
+  }
+  let endKind = 0;
+  let endValue;
+  function onReturn(value) {
+    endKind = 1;
+    endValue = value;
+  }
+  function onThrow(error) {
+    endKind = 2;
+    endValue = error;
+  }
+  function onEnd() {
+    const kind = endKind;
+    const value = endValue;
+    endKind = 0;
+    endValue = undefined;
+    if (kind === 2) report(outcome(false, value));
+    else settleValue(value);
   }
 
-  // start(main) runs the script and returns its promise. The outcome is handed to the host
-  // through done(), never through a promise the host would have to subscribe to with then()
-  // (which the script can replace). Engines that can watch the script's promise between jobs
-  // (QuickJS) call outcome() themselves the moment it settles, before any later job runs.
+  // start(prepared) runs the script and returns its promise, which rejects only if reporting
+  // itself failed (out of memory inside onEnd): then that rejection is the outcome. The outcome
+  // reaches the host through done(), never through a promise the host would have to subscribe to
+  // with then() (which the script can replace).
   return {
     __proto__: null,
-    outcome,
-    start(main) {
-      const running = main();
-      apply(promiseThen, settle(running), [
-        done,
-        function (error) {
-          done('0' + stringify(describe(error)));
-        },
-      ]);
+    start(prepared) {
+      let running;
+      try {
+        running = prepared(onReturn, onThrow, onEnd)();
+      } catch (error) {
+        report(outcome(false, error));
+        return undefined;
+      }
+      try {
+        apply(promiseThen, running, [
+          undefined,
+          function (error) {
+            report(outcome(false, error));
+          },
+        ]);
+      } catch (_) {
+        // a function expression that is not async: it has reported already, or follows a thenable
+      }
       return running;
     },
   };

@@ -6,7 +6,7 @@ import type IsolatedVMModule from 'isolated-vm';
 import { harnessSource } from './guest-harness.ts';
 import type { GuestError } from './guest-harness.ts';
 import { LogBudget } from './log-budget.ts';
-import type { HostMessage, RunnerMessage, RunnerOutcome } from './protocol.ts';
+import type { HostMessage, OutboxCall, RunnerMessage, RunnerOutcome } from './protocol.ts';
 
 type IsolatedVM = typeof IsolatedVMModule;
 type Isolate = InstanceType<IsolatedVM['Isolate']>;
@@ -39,7 +39,7 @@ interface ActiveRun {
    * Calls made since the isolate last went idle (every call into it runs its microtasks to the
    * end before it returns). They reach the host only if the script had not finished by then.
    */
-  outbox: Array<{ callId: number; name: string; args: string | undefined }>;
+  outbox: OutboxCall[];
 }
 
 let active: ActiveRun | undefined;
@@ -54,7 +54,7 @@ process.on('message', (message: HostMessage) => {
       .apply(undefined, [message.callId, message.envelope], { arguments: { copy: true } })
       .then(
         () => idle(run),
-        (error: unknown) => finish(run, classify(error, run.isolate)),
+        (error: unknown) => afterCall(run, error),
       );
   } else if (message.type === 'stop' && active?.runId === message.runId) {
     finish(active, {
@@ -104,16 +104,24 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     // Tool calls do not use isolated-vm's promise transfer: its guest-side promise settles
     // through the script-visible Promise.prototype.then, which a script can replace. The guest
     // makes its own promise, announces the call synchronously and the host delivers the result.
-    const call = new ivm.Reference((callId: unknown, name: unknown, args: unknown) => {
-      if (
-        typeof callId !== 'number' ||
-        typeof name !== 'string' ||
-        (args !== undefined && typeof args !== 'string')
-      ) {
-        return;
-      }
-      run.outbox.push({ callId, name, args });
-    });
+    const call = new ivm.Reference(
+      (callId: unknown, name: unknown, args: unknown, argsLength: unknown) => {
+        if (
+          typeof callId !== 'number' ||
+          typeof name !== 'string' ||
+          (args !== undefined && typeof args !== 'string') ||
+          (argsLength !== undefined && typeof argsLength !== 'number')
+        ) {
+          return;
+        }
+        run.outbox.push({
+          callId,
+          name,
+          args,
+          ...(argsLength !== undefined ? { argsLength } : {}),
+        });
+      },
+    );
     const log = new ivm.Reference((level: unknown, text: unknown) => {
       if (typeof text !== 'string' || run.done || run.outcome !== undefined) return;
       const wasTruncated = logs.truncated;
@@ -138,10 +146,10 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
        const resolvers = new Map();
        const options = { __proto__: null, arguments: { __proto__: null, copy: true } };
        let nextId = 0;
-       const call = (name, args) => new PromiseCtor((resolve) => {
+       const call = (name, args, argsLength) => new PromiseCtor((resolve) => {
          const id = ++nextId;
          apply(mapSet, resolvers, [id, resolve]);
-         callRef.applySync(undefined, [id, name, args], options);
+         callRef.applySync(undefined, [id, name, args, argsLength], options);
        });
        const deliver = (id, envelope) => {
          const resolve = apply(mapGet, resolvers, [id]);
@@ -174,7 +182,11 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     })) as Reference;
     // The result is not awaited through isolated-vm's promise transfer (see above); the harness
     // reports through done(), and an isolate disposed for its memory limit is noticed by polling.
-    await start.apply(undefined, [main.derefInto()], { timeout: limits.timeoutMs });
+    try {
+      await start.apply(undefined, [main.derefInto()], { timeout: limits.timeoutMs });
+    } catch (error) {
+      if (afterCall(run, error)) return;
+    }
     if (run.done) return;
     idle(run);
     run.watch = setInterval(() => {
@@ -192,12 +204,27 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
   }
 }
 
+/**
+ * A call into the isolate threw. isolated-vm throws the first promise rejection the script left
+ * unhandled out of whatever call was running its jobs; the jobs themselves all ran, so the
+ * script goes on, as on an engine with no host to tell (QuickJS). Anything else ends the run:
+ * a disposed isolate (its memory limit) or the deadline. True if the run is over.
+ */
+function afterCall(run: ActiveRun, error: unknown): boolean {
+  if (run.done) return true;
+  const timedOut = /^Script execution timed out/.test(describe(error).message);
+  if (run.isolate.isDisposed || timedOut) {
+    finish(run, classify(error, run.isolate));
+    return true;
+  }
+  idle(run);
+  return false;
+}
+
 /** The isolate ran out of jobs: send the calls it made, unless the script has finished. */
 function idle(run: ActiveRun): void {
   if (run.done || run.outcome !== undefined) return;
-  for (const { callId, name, args } of run.outbox.splice(0)) {
-    send({ type: 'call', runId: run.runId, callId, name, args });
-  }
+  for (const call of run.outbox.splice(0)) send({ type: 'call', runId: run.runId, ...call });
 }
 
 function describe(error: unknown): GuestError {

@@ -30,9 +30,20 @@ export type EngineStop = 'interrupted' | 'memory' | 'stack-overflow' | 'syntax' 
 export type RunnerOutcome =
   { type: 'guest'; outcome: string } | { type: 'engine'; reason: EngineStop; error: GuestError };
 
+/** A call the guest made, held by the runner until the engine goes idle. */
+export type OutboxCall = Omit<Extract<RunnerMessage, { type: 'call' }>, 'type' | 'runId'>;
+
 export type RunnerMessage =
   | { type: 'ready' }
-  | { type: 'call'; runId: number; callId: number; name: string; args: string | undefined }
+  | {
+      type: 'call';
+      runId: number;
+      callId: number;
+      name: string;
+      args: string | undefined;
+      /** Set instead of `args` when they were over maxToolInputBytes: their length as JSON. */
+      argsLength?: number;
+    }
   | { type: 'log'; runId: number; level: LogLevel; message: string }
   | {
       type: 'done';

@@ -17,7 +17,13 @@ import type {
 import { harnessSource } from './guest-harness.ts';
 import type { GuestError } from './guest-harness.ts';
 import { LogBudget } from './log-budget.ts';
-import type { EngineStop, HostMessage, RunnerMessage, RunnerOutcome } from './protocol.ts';
+import type {
+  EngineStop,
+  HostMessage,
+  OutboxCall,
+  RunnerMessage,
+  RunnerOutcome,
+} from './protocol.ts';
 
 if (!parentPort) throw new Error('quickjs-worker must run in a worker thread');
 // Emscripten prints engine aborts to stderr, and the run's result already says what happened. The
@@ -98,14 +104,13 @@ interface ActiveRun {
   done: boolean;
   /** Set by the harness's done() callback; acted on once the engine has returned. */
   outcome: string | undefined;
-  /** The script's own promise and the harness's outcome(fulfilled, value), set once started. */
+  /** The script's own promise, set once started. */
   running: QuickJSHandle | undefined;
-  outcomeOf: QuickJSHandle | undefined;
   /**
    * Calls made since the engine last went idle. They reach the host only if the script is still
    * running when the engine goes idle; calls made in the turn in which it finished are refused.
    */
-  outbox: Array<{ callId: number; name: string; args: string | undefined }>;
+  outbox: OutboxCall[];
 }
 
 let active: ActiveRun | undefined;
@@ -152,20 +157,23 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     done: false,
     outcome: undefined,
     running: undefined,
-    outcomeOf: undefined,
     outbox: [],
   };
   active = run;
   const logs = new LogBudget(limits.maxLogBytes, limits.maxLogLines);
   let nextCallId = 0;
 
-  const call = vm.newFunction('call', (nameHandle, argsHandle) => {
+  // Arguments the guest did not pass arrive as undefined, not as handles.
+  const call = vm.newFunction('call', (nameHandle, argsHandle?, lengthHandle?) => {
     const name = vm.getString(nameHandle);
-    const args = vm.typeof(argsHandle) === 'string' ? vm.getString(argsHandle) : undefined;
+    const args =
+      argsHandle && vm.typeof(argsHandle) === 'string' ? vm.getString(argsHandle) : undefined;
+    const argsLength =
+      lengthHandle && vm.typeof(lengthHandle) === 'number' ? vm.getNumber(lengthHandle) : undefined;
     const deferred = vm.newPromise();
     const callId = ++nextCallId;
     run.pending.set(callId, deferred);
-    run.outbox.push({ callId, name, args });
+    run.outbox.push({ callId, name, args, ...(argsLength !== undefined ? { argsLength } : {}) });
     return deferred.handle;
   });
   const log = vm.newFunction('log', (levelHandle, textHandle) => {
@@ -189,8 +197,7 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
   if (harness.error) return finish(run, engineFailure(run, harness.error, 'internal'));
   run.handles.push(harness.value);
   const start = vm.getProp(harness.value, 'start');
-  run.outcomeOf = vm.getProp(harness.value, 'outcome');
-  run.handles.push(start, run.outcomeOf);
+  run.handles.push(start);
   const main = vm.evalCode(message.code, 'script.js');
   if (main.error) return finish(run, engineFailure(run, main.error, 'syntax'));
   run.handles.push(main.value);
@@ -221,12 +228,13 @@ function deliver(runId: number, callId: number, envelope: string): void {
 
 /**
  * Runs the guest's promise jobs one at a time until none are left, the engine stops, or the
- * script's promise settles: from then on no job of the script runs (later jobs are dropped with
- * the runtime) and calls made in that last turn are refused.
+ * harness reports the script's end (from inside the job in which it ended): from then on no job
+ * of the script runs (later jobs are dropped with the runtime) and calls made in that last turn
+ * are refused.
  */
 function pump(run: ActiveRun): void {
   while (!run.done) {
-    if (settle(run)) return;
+    if (run.outcome !== undefined) return finish(run, { type: 'guest', outcome: run.outcome });
     let result: ReturnType<QuickJSRuntime['executePendingJobs']>;
     try {
       result = run.runtime.executePendingJobs(1);
@@ -244,38 +252,24 @@ function pump(run: ActiveRun): void {
     }
     if (result.value === 0) break;
   }
-  if (run.done) return;
-  for (const { callId, name, args } of run.outbox.splice(0)) {
-    post({ type: 'call', runId: run.runId, callId, name, args });
-  }
+  if (run.done || failedToReport(run)) return;
+  for (const call of run.outbox.splice(0)) post({ type: 'call', runId: run.runId, ...call });
 }
 
-/** Finishes the run if the script's promise has settled (or the harness reported); true if so. */
-function settle(run: ActiveRun): boolean {
-  const { vm, running, outcomeOf } = run;
-  if (run.outcome !== undefined) {
-    finish(run, { type: 'guest', outcome: run.outcome });
-    return true;
-  }
-  if (!running || !outcomeOf) return false;
+/**
+ * Checked when the engine goes idle without an outcome: the script's promise rejects only when
+ * the harness could not report (no memory left to build the outcome), and then that rejection
+ * ends the run. True if it did.
+ */
+function failedToReport(run: ActiveRun): boolean {
+  const { vm, running } = run;
+  if (!running || vm.typeof(running) !== 'object') return false;
   const state = vm.getPromiseState(running);
-  if (state.type === 'pending') return false;
-  const fulfilled = state.type === 'fulfilled';
-  const settledWith = fulfilled ? state.value : state.error;
-  const outcome = vm.callFunction(
-    outcomeOf,
-    vm.undefined,
-    fulfilled ? vm.true : vm.false,
-    settledWith,
-  );
-  settledWith.dispose();
-  if (outcome.error) {
-    finish(run, engineFailure(run, outcome.error, 'internal'), true);
-    return true;
+  if (state.type !== 'rejected') {
+    if (state.type === 'fulfilled' && state.notAPromise !== true) state.value.dispose();
+    return false;
   }
-  const text = vm.getString(outcome.value);
-  outcome.value.dispose();
-  finish(run, { type: 'guest', outcome: text });
+  finish(run, engineFailure(run, state.error, 'internal'), true);
   return true;
 }
 

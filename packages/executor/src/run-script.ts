@@ -5,7 +5,7 @@ import type { GuestError } from './guest-harness.js';
 import { resolveLimits } from './limits.js';
 import type { ExecutionLimits } from './limits.js';
 import { LogBudget } from './log-budget.js';
-import { prepareScript } from './prepare-script.js';
+import { originalColumn, prepareScript } from './prepare-script.js';
 import type { PreparedScript } from './prepare-script.js';
 import type { RunnerMessage, RunnerOutcome } from './protocol.js';
 import { AcquireAbortedError } from './runner-pool.js';
@@ -166,6 +166,7 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
       callId: number,
       name: string,
       argsJson: string | undefined,
+      argsLength: number | undefined,
     ): Promise<void> => {
       const reply = (envelope: string): void => {
         if (!settled && !stopReason && !runnerFreed)
@@ -200,11 +201,12 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
         end('error', { message, category: 'resourceNotFound' });
         return reply(fail(message, 'resourceNotFound'));
       }
-      if (
-        argsJson !== undefined &&
-        Buffer.byteLength(argsJson, 'utf8') > limits.maxToolInputBytes
-      ) {
-        const message = `The arguments of ${name} are ${Buffer.byteLength(argsJson, 'utf8')} bytes as JSON; the limit is ${limits.maxToolInputBytes} bytes (maxToolInputBytes). Pass less data per call.`;
+      // Over the limit: measured here, or in the guest, which then sent only the length (at most
+      // the UTF-8 size, so "at least").
+      const argsBytes = argsJson === undefined ? 0 : Buffer.byteLength(argsJson, 'utf8');
+      if (argsLength !== undefined || argsBytes > limits.maxToolInputBytes) {
+        const size = argsLength !== undefined ? `at least ${argsLength}` : String(argsBytes);
+        const message = `The arguments of ${name} are ${size} bytes as JSON; the limit is ${limits.maxToolInputBytes} bytes (maxToolInputBytes). Pass less data per call.`;
         end('error', { message, category: 'invalidArguments' });
         return reply(fail(message, 'invalidArguments'));
       }
@@ -257,14 +259,17 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
         if (logBudget.admit(message.message))
           logs.push({ level: message.level, message: message.message });
       } else if (message.type === 'call') {
-        const task = handleCall(message.callId, message.name, message.args).catch(
-          (error: unknown) => {
-            complete(
-              failed({ kind: 'internal', message: `Tool bridge failed: ${safeMessage(error)}` }),
-              true,
-            );
-          },
-        );
+        const task = handleCall(
+          message.callId,
+          message.name,
+          message.args,
+          message.argsLength,
+        ).catch((error: unknown) => {
+          complete(
+            failed({ kind: 'internal', message: `Tool bridge failed: ${safeMessage(error)}` }),
+            true,
+          );
+        });
         callTasks.add(task);
         void task.finally(() => callTasks.delete(task));
       } else if (message.type === 'done') {
@@ -332,6 +337,7 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
         functions: Object.keys(functions),
         globals,
         maxResultBytes: limits.maxResultBytes,
+        maxToolInputBytes: limits.maxToolInputBytes,
         maxLogBytes: limits.maxLogBytes,
         maxLogLines: limits.maxLogLines,
       },
@@ -492,7 +498,7 @@ function locate(
     out.line = Number(match[1]);
     if (match[2] !== undefined) {
       const column = Number(match[2]);
-      out.column = out.line === 1 ? Math.max(1, column - script.firstLineOffset) : column;
+      out.column = originalColumn(script, out.line, column);
     }
   }
   return out;

@@ -250,6 +250,53 @@ export function runExecutorContract(
         expect(result.error!.stack ?? '').not.toMatch(/harness|node:|quickjs|isolated/);
       });
 
+      it('follows a returned promise or thenable to its value or error', async () => {
+        const functions = { quick: async () => 'quick' };
+        const run = (script: string) => executor.run(script, { functions });
+        expect((await run('return tools.quick();')).value).toBe('quick');
+        expect(
+          (await run('return { then(resolve) { resolve({ then(r) { r(5); } }); } };')).value,
+        ).toBe(5);
+        expect((await run(`return Promise.reject(new Error('refused'));`)).error).toMatchObject({
+          kind: 'runtime',
+          message: expect.stringMatching(/refused/),
+        });
+        expect(
+          (await run(`return { then() { throw new Error('bad then'); } };`)).error,
+        ).toMatchObject({
+          kind: 'runtime',
+          message: expect.stringMatching(/bad then/),
+        });
+        // A replaced Promise.prototype.then does not stop the script's own promise from counting.
+        expect(
+          (
+            await run(
+              `Promise.prototype.then = function () { return 'forged'; }; return tools.quick();`,
+            )
+          ).value,
+        ).toBe('quick');
+      });
+
+      it('reports the column of a runtime error in a returned expression, in the script as given', async () => {
+        const result = await executor.run('const a = 1;\nreturn a + notDefined.x;');
+        expect(result.error).toMatchObject({ kind: 'runtime', line: 2, column: 12 });
+      });
+
+      it('lets a rejected promise the script never handles pass, as an engine without a host does', async () => {
+        // A stray rejection (here the AsyncFunction a caller-chain probe builds) is the script's
+        // own business: the run goes on and ends with the script's value on every engine.
+        const result = await executor.run(
+          `await tools.quick();
+           Promise.reject(new Error('never handled'));
+           (function f() { return f.caller && f.caller.constructor('return process')(); })();
+           await tools.quick();
+           return 'finished';`,
+          { functions: { quick: async () => 'quick' } },
+        );
+        expect(result.error).toBeUndefined();
+        expect(result.value).toBe('finished');
+      });
+
       it('reports a thrown non-Error value', async () => {
         const result = await executor.run('throw "plain string";');
         expect(result.error).toMatchObject({ kind: 'runtime' });

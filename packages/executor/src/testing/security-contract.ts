@@ -460,27 +460,49 @@ export function runExecutorSecuritySuite(
         expect((await executor.run('return "next"')).value).toBe('next');
       });
 
-      it('runs no job of the script once it has returned: a chain queued before the return stops', async () => {
-        // The chain logs each step. The harness sees the script's promise settle a few jobs after
-        // the return (its reaction is queued behind the chain's next step); past that, nothing of
-        // the script may run and nothing it logs may reach the result, so the chain's later steps
-        // never show (an engine that ran the whole queue before ending would log all 2000).
-        const result = await executor.run(
-          `let step = 0;
+      // A chain of promise jobs, each logging its step, started before the script ends. The run
+      // ends in the job in which the script's body completes: no later job runs, so only the
+      // step logged synchronously shows, on every engine (an engine that noticed the end a few
+      // jobs late would show 'step 2', 'step 3', …; one that ran the whole queue, all 2000).
+      const lateChain = `let step = 0;
            const tick = () => {
              step += 1;
              console.log('step ' + step);
              if (step < 2000) return Promise.resolve().then(tick);
-           };
-           tick();
-           return 'returned';`,
-          { limits: { maxLogLines: 10_000, timeoutMs: 10_000 } },
-        );
-        expect(result.value).toBe('returned');
-        expect(result.logsTruncated).toBe(false);
-        expect(result.logs.length).toBeGreaterThan(0);
-        expect(result.logs.length).toBeLessThan(10);
-      });
+           };`;
+      const endings: Record<string, { code: string; value?: unknown; error?: string }> = {
+        'it returns': { code: `tick(); return 'returned';`, value: 'returned' },
+        'it returns after awaiting a tool': {
+          code: `await tools.quick(); tick(); return 'returned';`,
+          value: 'returned',
+        },
+        'it returns from a try with a finally': {
+          code: `try { tick(); return 'returned'; } finally { console.log('finally'); }`,
+          value: 'returned',
+        },
+        'it throws': { code: `tick(); throw new Error('thrown');`, error: 'runtime' },
+        'it falls off the end': { code: `tick();`, value: undefined },
+        'it is a function expression that returns': {
+          code: `async () => {\n${lateChain}\ntick(); return 'returned'; }`,
+          value: 'returned',
+        },
+      };
+      for (const [ending, { code, value, error }] of Object.entries(endings)) {
+        it(`runs no job of the script once ${ending}: a chain queued before the end stops`, async () => {
+          const script = code.startsWith('async') ? code : `${lateChain}\n${code}`;
+          const result = await executor.run(script, {
+            functions: { quick: async () => 'quick' },
+            limits: { maxLogLines: 10_000, timeoutMs: 10_000 },
+          });
+          if (error) expect(result.error?.kind).toBe(error);
+          else {
+            expect(result.error).toBeUndefined();
+            expect(result.value).toBe(value);
+          }
+          const expected = ending.includes('finally') ? ['step 1', 'finally'] : ['step 1'];
+          expect(result.logs.map((entry) => entry.message)).toEqual(expected);
+        });
+      }
 
       it('waits for a call that was already sent and reports how it really ended', async () => {
         let written = false;
@@ -574,6 +596,44 @@ export function runExecutorSecuritySuite(
         expect(mebibytes(peakBytes - baseline)).toBeLessThanOrEqual(
           mebibytes(2 * (memoryBytes + runnerOverheadBytes)),
         );
+      });
+
+      it('keeps tool arguments over maxToolInputBytes inside the sandbox: refused before they are copied out', async () => {
+        let called = 0;
+        const baseline = residentBytes();
+        const { value: result, peakBytes } = await measurePeak(() =>
+          executor.run(
+            `const big = { data: 'x'.repeat(8 << 20) };
+             const refused = [];
+             for (let i = 0; i < 40; i++) {
+               try { await tools.take(big); } catch (e) { refused.push(e.category); }
+             }
+             return [refused.length, refused[0]];`,
+            {
+              functions: { take: async () => ++called },
+              limits: { memoryBytes: 32 * MiB, maxToolInputBytes: MiB, timeoutMs: 20_000 },
+            },
+          ),
+        );
+        expect(result.value).toEqual([40, 'invalidArguments']);
+        expect(called).toBe(0);
+        expect(result.toolCalls).toHaveLength(40);
+        expect(result.toolCalls[0]).toMatchObject({
+          name: 'take',
+          outcome: 'error',
+          error: {
+            category: 'invalidArguments',
+            message: expect.stringMatching(/maxToolInputBytes/),
+          },
+        });
+        // 40 copies of 8 MiB would be 320 MiB in transit (copied out, they took the host 91-129 MiB
+        // over its baseline on QuickJS and 332-509 MiB on isolated-vm); none may leave the
+        // sandbox, so the host grows by the sandbox's own memory (27-35 MiB measured) and no more
+        // than half the usual runner overhead on top of it.
+        expect(
+          mebibytes(peakBytes - baseline),
+          `peak ${mebibytes(peakBytes)} MiB over a baseline of ${mebibytes(baseline)} MiB`,
+        ).toBeLessThanOrEqual(mebibytes(32 * MiB + runnerOverheadBytes / 2));
       });
 
       it('keeps a logged string inside the sandbox once the log budget is spent', async () => {
