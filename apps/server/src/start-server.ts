@@ -300,8 +300,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   let markStarted!: () => void;
   const started = new Promise<void>((resolvePromise) => (markStarted = resolvePromise));
   let shuttingDown = false;
-  // Set at the start of close(): still serving, but not ready and not keeping connections.
+  // Set at the start of close(): still serving, but not ready.
   let draining = false;
+  // Set once the listener is closed: answers close their connections from then on.
+  let stoppedListening = false;
   const startedAt = Date.now();
 
   async function retire(old: Runtime, reuseRegistry: boolean): Promise<void> {
@@ -390,9 +392,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const done = (): void => {
       current.active.delete(res);
     };
-    // While draining, no connection is kept for another request: a keep-alive peer (a load
-    // balancer's pool) opens its next one to a ready instance instead of racing our close.
-    if (draining) closeAfter(res);
+    // Once the listener is closed no connection is kept for another request: a keep-alive peer
+    // (a load balancer's pool) opens its next one, which is refused here and goes elsewhere.
+    if (stoppedListening) closeAfter(res);
     res.once('finish', done);
     res.once('close', done);
     route(current, req, res).catch((error: unknown) => {
@@ -403,8 +405,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       else sendError(res, error);
     });
   }
+  // When connections were accepted: a connection opened as the listener closes can be reset in
+  // the kernel's accept queue (nginx then answers 502 for a POST it had already sent on it).
+  let acceptedTotal = 0;
+  let acceptedBeforeLastSecond = 0;
+  const acceptedWindow = setInterval(() => (acceptedBeforeLastSecond = acceptedTotal), 1000);
+  acceptedWindow.unref();
   server.on('connection', (socket) => {
     openConnections++;
+    acceptedTotal++;
     socket.once('close', () => openConnections--);
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -420,10 +429,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const query = target.indexOf('?');
     // The MCP routes need only the path; a URL is parsed for the routes that read the query.
     const path = query === -1 ? target : target.slice(0, query);
+    // A load balancer's health check carries no token and may send any Host: with auth
+    // configured it gets the status word alone, and nothing else is readable without a token.
+    const anonymous = current.tokens.size > 0 && req.headers.authorization === undefined;
     if (path === '/healthz') {
       sendJson(res, 200, {
         status: 'ok',
-        uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+        ...(anonymous ? {} : { uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) }),
       });
       return;
     }
@@ -433,6 +445,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (draining && path === '/readyz' && req.method === 'GET') {
       // Not ready, for everyone alike (before authentication): a load balancer takes it out.
       sendJson(res, 503, { status: 'draining' });
+      return;
+    }
+    if (anonymous && path === '/readyz' && req.method === 'GET') {
+      const { status, code } = readiness(current);
+      sendJson(res, code, { status });
       return;
     }
     checkHost(req, allowedHosts, allowedOrigins);
@@ -458,17 +475,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const token = authenticate(req, current.tokens);
     if (path === '/readyz' && req.method === 'GET') {
       // The gateway's readiness is the same for everyone; the details follow the token's scope.
-      // Calls, probes and breakers of the forwarder decide at once (`withLiveHealth`).
-      const enabled = current.registry
-        .servers()
-        .map((s) => current.forwarder.pipeline.withLiveHealth(s))
-        .filter((s) => s.status !== 'disabled');
-      const health = enabled.map((s) => upstreamHealth(s.status).state);
-      const allDown = health.length > 0 && health.every((state) => state === 'down');
-      // An idle (lazy, not yet connected) upstream is healthy: it connects on first use.
-      const degraded = health.some((state) => state !== 'healthy');
-      const status = allDown ? 'unavailable' : degraded ? 'degraded' : 'ready';
-      sendJson(res, allDown ? 503 : 200, {
+      const { status, code } = readiness(current);
+      sendJson(res, code, {
         status,
         tools: current.forwarder.pipeline.visibleTools(token).tools.length,
         servers: visibleServers(current, token),
@@ -561,21 +569,34 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   async function close(drainMs = options.drainMs ?? 0): Promise<void> {
     closing ??= (async () => {
       watcher?.close();
+      draining = true;
+      const acceptedBeforeDrain = acceptedTotal;
       if (drainMs > 0) {
-        draining = true;
         logger.info('draining', { drainMs, inflight: inflightCalls(runtime) });
-        for (const res of runtime.active) if (!res.headersSent) closeAfter(res);
         // Long-lived streams (GET streams, subscriptions) end now: their clients reconnect through
-        // the load balancer, and each connection, answered with keep-alive when its stream opened,
-        // carries one more request at most (answered with `Connection: close`) instead of being
-        // cut under a request at the end.
+        // the load balancer.
         for (const res of runtime.active) if (isLongLived(res)) res.end();
+        // Keep-alive connections are kept meanwhile. Answering `Connection: close` here would make
+        // a load balancer that does not read /readyz (nginx) open a new connection for each
+        // request it still sends here, and any of them can be in the kernel's accept queue at the
+        // moment the listener closes: Linux resets those, after nginx has sent its POST on one.
         await sleep(drainMs);
       }
-      draining = true;
-      logger.info('shutting down', { inflight: inflightCalls(runtime) });
-      // No new connections. A request already on a connection is served.
+      // No new connections: a peer's connect is refused, which a load balancer retries elsewhere
+      // (nginx resends even a POST it could not send). A request already on a connection is served.
+      logger.info('shutting down', {
+        inflight: inflightCalls(runtime),
+        // Connections accepted in the last second and since draining began: under load, with
+        // keep-alive kept, both stay near zero (each one could have been reset in the queue).
+        acceptedLastSecond: acceptedTotal - acceptedBeforeLastSecond,
+        acceptedWhileDraining: acceptedTotal - acceptedBeforeDrain,
+      });
+      // Closed in the check phase, right after the poll phase accepted what the kernel had queued:
+      // the window in which a connection can still be queued (and reset) is as short as it gets.
+      await new Promise<void>((r) => setImmediate(r));
       const closed = new Promise<void>((r) => net.Server.prototype.close.call(server, () => r()));
+      stoppedListening = true;
+      for (const res of runtime.active) if (!res.headersSent) closeAfter(res);
       if (drainMs === 0) server.closeIdleConnections();
       await reloading.catch(() => {});
       const deadline = Date.now() + (options.shutdownGraceMs ?? 10_000);
@@ -583,6 +604,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       while (inflightCalls(runtime) > 0 && Date.now() < deadline) await sleep(20);
       // After a drain, idle keep-alive connections are left for the peer to close (its idle
       // timeout is shorter than ours): closing one here races a request the peer sends on it.
+      // A request still sent on one is answered with `Connection: close`.
       const idleDeadline = Date.now() + (options.keepAliveTimeoutMs ?? 5_000) + 500;
       while (drainMs > 0 && idleSockets() > 0 && Date.now() < idleDeadline) await sleep(20);
       while (inflightCalls(runtime) > 0 && Date.now() < deadline) await sleep(20);
@@ -592,6 +614,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         inflight: inflightCalls(runtime),
       });
       shuttingDown = true;
+      clearInterval(acceptedWindow);
       sessions.close();
       await runtime.forwarder.close();
       server.closeAllConnections();
@@ -613,6 +636,27 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       return runtime;
     },
   };
+}
+
+/**
+ * `/readyz`'s status word and code, the same for every caller: 503 `unavailable` when every enabled
+ * upstream is down, 200 `degraded` when some are not healthy, else 200 `ready`. Calls, probes and
+ * breakers of the forwarder decide at once (`withLiveHealth`); an idle (lazy, not yet connected)
+ * upstream is healthy: it connects on first use.
+ */
+function readiness(runtime: Runtime): {
+  status: 'ready' | 'degraded' | 'unavailable';
+  code: number;
+} {
+  const health = runtime.registry
+    .servers()
+    .map((s) => runtime.forwarder.pipeline.withLiveHealth(s))
+    .filter((s) => s.status !== 'disabled')
+    .map((s) => upstreamHealth(s.status).state);
+  if (health.length > 0 && health.every((state) => state === 'down')) {
+    return { status: 'unavailable', code: 503 };
+  }
+  return { status: health.some((state) => state !== 'healthy') ? 'degraded' : 'ready', code: 200 };
 }
 
 /** What a client of `/mcp` lists, to tell whether a reload changed it. */
