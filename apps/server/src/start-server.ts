@@ -36,6 +36,7 @@ import {
   sendError,
   sendJson,
 } from './http-util.js';
+import { queuedConnections } from './accept-queue.js';
 import { createJsonLogger, logLevelFromEnv, type Logger } from './logger.js';
 import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
 
@@ -71,8 +72,8 @@ export interface StartServerOptions {
   shutdownGraceMs?: number;
   /**
    * Draining before a shutdown (default 0; `toolwire-server --drain-ms`, default 5000): for this
-   * long `close()` keeps serving, with `/readyz` answering 503 and every answer carrying
-   * `Connection: close`, so a load balancer moves its traffic and keep-alive connections away.
+   * long `close()` keeps serving as before, with `/readyz` answering 503 so a load balancer moves
+   * its traffic away; then it stops listening and every answer carries `Connection: close`.
    */
   drainMs?: number;
   /** Reload when the config file changes (default true when the config came from a file). */
@@ -93,8 +94,8 @@ export interface RunningServer {
   /** Re-reads the config and swaps it in; in-flight requests finish on the old one. */
   reload(): Promise<void>;
   /**
-   * Graceful: drains for `drainMs` (not ready, still serving, closing connections after each
-   * answer), then stops accepting, lets in-flight requests finish, stops stdio children.
+   * Graceful: drains for `drainMs` (not ready, still serving), then stops accepting, closes each
+   * connection after its answer, lets in-flight requests finish, stops stdio children.
    */
   close(): Promise<void>;
   /** `close()` without the drain. */
@@ -393,8 +394,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       current.active.delete(res);
     };
     // Once the listener is closed no connection is kept for another request: a keep-alive peer
-    // (a load balancer's pool) opens its next one, which is refused here and goes elsewhere.
-    if (stoppedListening) closeAfter(res);
+    // (a load balancer's pool) opens its next one, which is refused here and goes elsewhere. A GET
+    // while draining (a stream reopened here) does not keep its connection either: when the stream
+    // ends at the close, the peer must not send its next request on it.
+    if (stoppedListening || (draining && req.method === 'GET')) closeAfter(res);
     res.once('finish', done);
     res.once('close', done);
     route(current, req, res).catch((error: unknown) => {
@@ -591,9 +594,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         acceptedLastSecond: acceptedTotal - acceptedBeforeLastSecond,
         acceptedWhileDraining: acceptedTotal - acceptedBeforeDrain,
       });
-      // Closed in the check phase, right after the poll phase accepted what the kernel had queued:
-      // the window in which a connection can still be queued (and reset) is as short as it gets.
-      await new Promise<void>((r) => setImmediate(r));
+      // Closed when the kernel's accept queue is empty (Linux tells), in the check phase right
+      // after a poll phase accepted what was queued: a connection completed between that look
+      // and the close is the only one that can still be reset.
+      let looks = 0;
+      while (looks++ < 100) {
+        await new Promise<void>((r) => setImmediate(r));
+        if (!(queuedConnections(address.port) ?? 0)) break;
+      }
       const closed = new Promise<void>((r) => net.Server.prototype.close.call(server, () => r()));
       stoppedListening = true;
       for (const res of runtime.active) if (!res.headersSent) closeAfter(res);
@@ -610,14 +618,18 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       while (inflightCalls(runtime) > 0 && Date.now() < deadline) await sleep(20);
       // Non-zero numbers here are connections cut under their peer (a 502 at a load balancer).
       logger.info('closing connections', {
+        // More than 1: connections were waiting in the accept queue when the listener was due to close.
+        acceptQueueLooks: looks,
         idle: idleSockets(),
         inflight: inflightCalls(runtime),
       });
       shuttingDown = true;
       clearInterval(acceptedWindow);
+      // Streams still open are cut before they end: a stream ended cleanly on a kept-alive
+      // connection would invite the peer's next request just as the instance stops.
+      server.closeAllConnections();
       sessions.close();
       await runtime.forwarder.close();
-      server.closeAllConnections();
       await closed;
       await runtime.registry.close();
       await shared.close();

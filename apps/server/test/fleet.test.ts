@@ -268,17 +268,18 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
     }
 
     it(
-      'restarts every instance in turn (SIGTERM, drain) without a stale read, and at most 2 failed calls a revision (known: a rare reset during the drain; 0 in most runs, the issue wants 0)',
+      'restarts every instance in turn (SIGTERM, drain) without a failed call or a stale read',
       async () => {
         const result = await underLoad(async () => {
-          for (let round = 0; round < ROUNDS; round++)
+          for (let round = 0; round < ROUNDS; round++) {
             for (let i = 0; i < instances.length; i++) {
               const old = instances[i]!;
               old.child.kill('SIGTERM');
               expect(await old.exit).toBe(0);
               expect(old.stdout()).toContain('"draining"');
-              // Connections accepted as the listener closed (each could be reset in the accept queue)
-              // and connections still open when the instance closes them (cut under nginx).
+              // Connections accepted while draining, how often the accept queue was looked at
+              // before the listener closed, and connections still open when the instance closed
+              // them (each could have been cut under nginx).
               const line = (msg: string) =>
                 old
                   .stdout()
@@ -289,12 +290,14 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
               );
               instances[i] = await startInstance(old.port);
             }
+          }
         });
         report('rolling restart', result);
-        console.log(`[fleet] dir ${dir}`);
+        // nginx's access log (with times and upstreams) and error log, to place a failure.
+        console.log(`[fleet] logs in ${dir}`);
         for (const t of Object.values(result)) {
           expect(t.calls).toBeGreaterThan(100);
-          expect(t.failures.length).toBeLessThanOrEqual(2);
+          expect(t.failures).toEqual([]);
           expect(t.stale).toBe(0);
         }
       },
