@@ -18,6 +18,7 @@ import {
 } from '@toolwire/forwarder';
 import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
 import { Gauge } from 'prom-client';
+import { queuedConnections } from './accept-queue.js';
 import { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels, sendOpenAiError } from './chat-completions.js';
 import { handleResponses } from './responses-endpoint.js';
@@ -36,7 +37,6 @@ import {
   sendError,
   sendJson,
 } from './http-util.js';
-import { queuedConnections } from './accept-queue.js';
 import { createJsonLogger, logLevelFromEnv, type Logger } from './logger.js';
 import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
 

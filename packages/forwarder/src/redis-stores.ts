@@ -287,11 +287,6 @@ export class RedisBreakerStateStore implements BreakerStateStore {
   private readonly hash: string;
   private readonly channel: string;
   private readonly instance = randomBytes(8).toString('hex');
-  /** Subscribed to invalidations since the local copies were last dropped. */
-  private listening = false;
-  private readonly whenListening = new Set<() => void>();
-  /** Upstreams invalidated while Redis was unreachable, to invalidate there once it is back. */
-  private readonly unsent = new Set<string>();
   lastError: Error | undefined;
 
   constructor(url: string, options: RedisStoreOptions = {}) {
