@@ -99,12 +99,28 @@ export class RedisResultCache implements ResultCacheStore {
   private readonly instance = randomBytes(8).toString('hex');
   /** Subscribed to invalidations since the local copies were last dropped. */
   private listening = false;
+  /** When caching may resume after Redis was away (0: it never was). */
+  private resumeAt = 0;
+  private readonly rejoinMs: number;
   private readonly whenListening = new Set<() => void>();
   /** Upstreams invalidated while Redis was unreachable, to invalidate there once it is back. */
   private readonly unsent = new Set<string>();
   lastError: Error | undefined;
 
-  constructor(url: string, options: { ttlMs: number; maxEntries: number } & RedisStoreOptions) {
+  constructor(
+    url: string,
+    options: {
+      ttlMs: number;
+      maxEntries: number;
+      /**
+       * After Redis was away, caching resumes this long after subscribing again (default 3000 ms,
+       * above the reconnect backoff's 2 s cap): every instance is back by then and has sent the
+       * invalidations of the writes it made meanwhile.
+       */
+      rejoinMs?: number;
+    } & RedisStoreOptions,
+  ) {
+    this.rejoinMs = options.rejoinMs ?? 3000;
     this.ttlMs = options.ttlMs;
     this.local = new ResultCache({ ttlMs: options.ttlMs, maxEntries: options.maxEntries });
     this.prefix = options.prefix ?? 'toolwire:';
@@ -120,6 +136,7 @@ export class RedisResultCache implements ResultCacheStore {
     // Invalidations sent while the subscriber was away are lost: its copies go with it, and
     // caching resumes once it is subscribed again.
     this.subscriber.on('close', () => {
+      if (this.listening) this.resumeAt = Number.POSITIVE_INFINITY;
       this.listening = false;
       this.local.clear();
     });
@@ -127,6 +144,7 @@ export class RedisResultCache implements ResultCacheStore {
       this.subscriber.subscribe(this.channel).then(() => {
         this.local.clear();
         this.listening = this.subscriber.status === 'ready';
+        if (this.listening && this.resumeAt > 0) this.resumeAt = Date.now() + this.rejoinMs;
         if (!this.listening) return;
         for (const resolve of this.whenListening) resolve();
         this.whenListening.clear();
@@ -153,9 +171,17 @@ export class RedisResultCache implements ResultCacheStore {
     return this.redis as unknown as CacheCommands;
   }
 
-  /** Whether a copy made now would hear of every later invalidation. */
+  /**
+   * Whether a copy made now would hear of every later invalidation, and no instance still holds
+   * back one (a write made on an instance not back on Redis yet is invalidated when it is).
+   */
   private get shared(): boolean {
-    return this.listening && this.redis.status === 'ready' && this.unsent.size === 0;
+    return (
+      this.listening &&
+      this.redis.status === 'ready' &&
+      this.unsent.size === 0 &&
+      (this.resumeAt === 0 || Date.now() >= this.resumeAt)
+    );
   }
 
   get(
