@@ -22,8 +22,8 @@ export const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] 
   --allowed-hosts LIST  Host names, and browser origins (http://app.example:3000), accepted besides the gateway's own
                         (DNS-rebinding and cross-site protection); "*" behind a proxy that checks them (also TOOLWIRE_ALLOWED_HOSTS)
   --request-timeout-ms MS  a whole request, body included, must arrive within this (default 30000; headers: 10 s)
-  --drain-ms MS         on SIGTERM, keep serving this long while /readyz answers 503 and every answer closes its
-                        connection, so a load balancer moves away first (default 5000; 0 stops at once)
+  --drain-ms MS         on SIGTERM, keep serving this long while /readyz answers 503, so a load balancer moves
+                        away first; then stop listening and close each connection after its answer (default 5000; 0 stops at once)
 
 Signals: SIGTERM drains (--drain-ms), then stops gracefully (in-flight calls finish, stdio servers are stopped);
 SIGINT skips the drain; SIGHUP reloads the config.

@@ -18,6 +18,7 @@ import {
 } from '@toolwire/forwarder';
 import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
 import { Gauge } from 'prom-client';
+import { queuedConnections } from './accept-queue.js';
 import { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels, sendOpenAiError } from './chat-completions.js';
 import { handleResponses } from './responses-endpoint.js';
@@ -71,8 +72,8 @@ export interface StartServerOptions {
   shutdownGraceMs?: number;
   /**
    * Draining before a shutdown (default 0; `toolwire-server --drain-ms`, default 5000): for this
-   * long `close()` keeps serving, with `/readyz` answering 503 and every answer carrying
-   * `Connection: close`, so a load balancer moves its traffic and keep-alive connections away.
+   * long `close()` keeps serving as before, with `/readyz` answering 503 so a load balancer moves
+   * its traffic away; then it stops listening and every answer carries `Connection: close`.
    */
   drainMs?: number;
   /** Reload when the config file changes (default true when the config came from a file). */
@@ -93,8 +94,8 @@ export interface RunningServer {
   /** Re-reads the config and swaps it in; in-flight requests finish on the old one. */
   reload(): Promise<void>;
   /**
-   * Graceful: drains for `drainMs` (not ready, still serving, closing connections after each
-   * answer), then stops accepting, lets in-flight requests finish, stops stdio children.
+   * Graceful: drains for `drainMs` (not ready, still serving), then stops accepting, closes each
+   * connection after its answer, lets in-flight requests finish, stops stdio children.
    */
   close(): Promise<void>;
   /** `close()` without the drain. */
@@ -300,8 +301,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   let markStarted!: () => void;
   const started = new Promise<void>((resolvePromise) => (markStarted = resolvePromise));
   let shuttingDown = false;
-  // Set at the start of close(): still serving, but not ready and not keeping connections.
+  // Set at the start of close(): still serving, but not ready.
   let draining = false;
+  // Set once the listener is closed: answers close their connections from then on.
+  let stoppedListening = false;
   const startedAt = Date.now();
 
   async function retire(old: Runtime, reuseRegistry: boolean): Promise<void> {
@@ -390,9 +393,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const done = (): void => {
       current.active.delete(res);
     };
-    // While draining, no connection is kept for another request: a keep-alive peer (a load
-    // balancer's pool) opens its next one to a ready instance instead of racing our close.
-    if (draining) closeAfter(res);
+    // Once the listener is closed no connection is kept for another request: a keep-alive peer
+    // (a load balancer's pool) opens its next one, which is refused here and goes elsewhere. A GET
+    // while draining (a stream reopened here) does not keep its connection either: when the stream
+    // ends at the close, the peer must not send its next request on it.
+    if (stoppedListening || (draining && req.method === 'GET')) closeAfter(res);
     res.once('finish', done);
     res.once('close', done);
     route(current, req, res).catch((error: unknown) => {
@@ -403,8 +408,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       else sendError(res, error);
     });
   }
+  // When connections were accepted: a connection opened as the listener closes can be reset in
+  // the kernel's accept queue (nginx then answers 502 for a POST it had already sent on it).
+  let acceptedTotal = 0;
+  let acceptedBeforeLastSecond = 0;
+  const acceptedWindow = setInterval(() => (acceptedBeforeLastSecond = acceptedTotal), 1000);
+  acceptedWindow.unref();
   server.on('connection', (socket) => {
     openConnections++;
+    acceptedTotal++;
     socket.once('close', () => openConnections--);
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -420,10 +432,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const query = target.indexOf('?');
     // The MCP routes need only the path; a URL is parsed for the routes that read the query.
     const path = query === -1 ? target : target.slice(0, query);
+    // A load balancer's health check carries no token and may send any Host: with auth
+    // configured it gets the status word alone, and nothing else is readable without a token.
+    const anonymous = current.tokens.size > 0 && req.headers.authorization === undefined;
     if (path === '/healthz') {
       sendJson(res, 200, {
         status: 'ok',
-        uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+        ...(anonymous ? {} : { uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) }),
       });
       return;
     }
@@ -433,6 +448,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (draining && path === '/readyz' && req.method === 'GET') {
       // Not ready, for everyone alike (before authentication): a load balancer takes it out.
       sendJson(res, 503, { status: 'draining' });
+      return;
+    }
+    if (anonymous && path === '/readyz' && req.method === 'GET') {
+      const { status, code } = readiness(current);
+      sendJson(res, code, { status });
       return;
     }
     checkHost(req, allowedHosts, allowedOrigins);
@@ -458,17 +478,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const token = authenticate(req, current.tokens);
     if (path === '/readyz' && req.method === 'GET') {
       // The gateway's readiness is the same for everyone; the details follow the token's scope.
-      // Calls, probes and breakers of the forwarder decide at once (`withLiveHealth`).
-      const enabled = current.registry
-        .servers()
-        .map((s) => current.forwarder.pipeline.withLiveHealth(s))
-        .filter((s) => s.status !== 'disabled');
-      const health = enabled.map((s) => upstreamHealth(s.status).state);
-      const allDown = health.length > 0 && health.every((state) => state === 'down');
-      // An idle (lazy, not yet connected) upstream is healthy: it connects on first use.
-      const degraded = health.some((state) => state !== 'healthy');
-      const status = allDown ? 'unavailable' : degraded ? 'degraded' : 'ready';
-      sendJson(res, allDown ? 503 : 200, {
+      const { status, code } = readiness(current);
+      sendJson(res, code, {
         status,
         tools: current.forwarder.pipeline.visibleTools(token).tools.length,
         servers: visibleServers(current, token),
@@ -561,21 +572,39 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   async function close(drainMs = options.drainMs ?? 0): Promise<void> {
     closing ??= (async () => {
       watcher?.close();
+      draining = true;
+      const acceptedBeforeDrain = acceptedTotal;
       if (drainMs > 0) {
-        draining = true;
         logger.info('draining', { drainMs, inflight: inflightCalls(runtime) });
-        for (const res of runtime.active) if (!res.headersSent) closeAfter(res);
         // Long-lived streams (GET streams, subscriptions) end now: their clients reconnect through
-        // the load balancer, and each connection, answered with keep-alive when its stream opened,
-        // carries one more request at most (answered with `Connection: close`) instead of being
-        // cut under a request at the end.
+        // the load balancer.
         for (const res of runtime.active) if (isLongLived(res)) res.end();
+        // Keep-alive connections are kept meanwhile. Answering `Connection: close` here would make
+        // a load balancer that does not read /readyz (nginx) open a new connection for each
+        // request it still sends here, and any of them can be in the kernel's accept queue at the
+        // moment the listener closes: Linux resets those, after nginx has sent its POST on one.
         await sleep(drainMs);
       }
-      draining = true;
-      logger.info('shutting down', { inflight: inflightCalls(runtime) });
-      // No new connections. A request already on a connection is served.
+      // No new connections: a peer's connect is refused, which a load balancer retries elsewhere
+      // (nginx resends even a POST it could not send). A request already on a connection is served.
+      logger.info('shutting down', {
+        inflight: inflightCalls(runtime),
+        // Connections accepted in the last second and since draining began: under load, with
+        // keep-alive kept, both stay near zero (each one could have been reset in the queue).
+        acceptedLastSecond: acceptedTotal - acceptedBeforeLastSecond,
+        acceptedWhileDraining: acceptedTotal - acceptedBeforeDrain,
+      });
+      // Closed when the kernel's accept queue is empty (Linux tells), in the check phase right
+      // after a poll phase accepted what was queued: a connection completed between that look
+      // and the close is the only one that can still be reset.
+      let looks = 0;
+      while (looks++ < 100) {
+        await new Promise<void>((r) => setImmediate(r));
+        if (!(queuedConnections(address.port) ?? 0)) break;
+      }
       const closed = new Promise<void>((r) => net.Server.prototype.close.call(server, () => r()));
+      stoppedListening = true;
+      for (const res of runtime.active) if (!res.headersSent) closeAfter(res);
       if (drainMs === 0) server.closeIdleConnections();
       await reloading.catch(() => {});
       const deadline = Date.now() + (options.shutdownGraceMs ?? 10_000);
@@ -583,18 +612,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       while (inflightCalls(runtime) > 0 && Date.now() < deadline) await sleep(20);
       // After a drain, idle keep-alive connections are left for the peer to close (its idle
       // timeout is shorter than ours): closing one here races a request the peer sends on it.
+      // A request still sent on one is answered with `Connection: close`.
       const idleDeadline = Date.now() + (options.keepAliveTimeoutMs ?? 5_000) + 500;
       while (drainMs > 0 && idleSockets() > 0 && Date.now() < idleDeadline) await sleep(20);
       while (inflightCalls(runtime) > 0 && Date.now() < deadline) await sleep(20);
       // Non-zero numbers here are connections cut under their peer (a 502 at a load balancer).
       logger.info('closing connections', {
+        // More than 1: connections were waiting in the accept queue when the listener was due to close.
+        acceptQueueLooks: looks,
         idle: idleSockets(),
         inflight: inflightCalls(runtime),
       });
       shuttingDown = true;
+      clearInterval(acceptedWindow);
+      // Streams still open are cut before they end: a stream ended cleanly on a kept-alive
+      // connection would invite the peer's next request just as the instance stops.
+      server.closeAllConnections();
       sessions.close();
       await runtime.forwarder.close();
-      server.closeAllConnections();
       await closed;
       await runtime.registry.close();
       await shared.close();
@@ -613,6 +648,27 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       return runtime;
     },
   };
+}
+
+/**
+ * `/readyz`'s status word and code, the same for every caller: 503 `unavailable` when every enabled
+ * upstream is down, 200 `degraded` when some are not healthy, else 200 `ready`. Calls, probes and
+ * breakers of the forwarder decide at once (`withLiveHealth`); an idle (lazy, not yet connected)
+ * upstream is healthy: it connects on first use.
+ */
+function readiness(runtime: Runtime): {
+  status: 'ready' | 'degraded' | 'unavailable';
+  code: number;
+} {
+  const health = runtime.registry
+    .servers()
+    .map((s) => runtime.forwarder.pipeline.withLiveHealth(s))
+    .filter((s) => s.status !== 'disabled')
+    .map((s) => upstreamHealth(s.status).state);
+  if (health.length > 0 && health.every((state) => state === 'down')) {
+    return { status: 'unavailable', code: 503 };
+  }
+  return { status: health.some((state) => state !== 'healthy') ? 'degraded' : 'ready', code: 200 };
 }
 
 /** What a client of `/mcp` lists, to tell whether a reload changed it. */

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -184,7 +184,7 @@ describe('toolwire-server binary', () => {
     }
   });
 
-  it('drains on SIGTERM: not ready at once, still serving with Connection: close, in-flight calls finish', async () => {
+  it('drains on SIGTERM: not ready at once, still serving, then closing each connection after its answer; in-flight calls finish', async () => {
     const logFile = join(mkdtempSync(join(tmpdir(), 'toolwire-bin-log-')), 'calls.jsonl');
     const file = configFile({
       mcpServers: { fx: fixtureStdioConfig({ tools: ['slow', 'echo'], logFile }) },
@@ -206,16 +206,39 @@ describe('toolwire-server binary', () => {
     expect(ready.status).toBe(503);
     expect(JSON.parse(ready.body)).toEqual({ status: 'draining' });
     expect((await plainGet(`${url}/healthz`)).status).toBe(200);
-    // A call that reaches a draining instance is served, and its connection is not kept.
-    const echo = await plainPost(`${url}/mcp`, {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'fx__echo', arguments: { text: 'during the drain' } },
-    });
-    expect(echo.status).toBe(200);
-    expect(echo.headers.connection).toBe('close');
-    expect(echo.body).toContain('during the drain');
+    // A call that reaches a draining instance is served as before, keep-alive included (closing
+    // connections now would only make nginx open new ones, each of which the close could reset).
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const echo = (text: string) =>
+      plainPost(
+        `${url}/mcp`,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'fx__echo', arguments: { text } },
+        },
+        agent,
+      );
+    const during = await echo('during the drain');
+    expect(during.status).toBe(200);
+    expect(during.headers.connection).toBe('keep-alive');
+    expect(during.body).toContain('during the drain');
+    // Once the listener is closed a new connection is refused (nginx resends that request
+    // elsewhere), and a request on the kept connection is served and closes it.
+    await waitFor(
+      () =>
+        plainRequest(`${url}/healthz`, 'GET', undefined, new Agent()).then(
+          () => undefined,
+          (error: NodeJS.ErrnoException) => error.code === 'ECONNREFUSED' || undefined,
+        ),
+      'new connections to be refused',
+    );
+    const after = await echo('after the listener closed');
+    expect(after.status).toBe(200);
+    expect(after.headers.connection).toBe('close');
+    expect(after.body).toContain('after the listener closed');
+    agent.destroy();
     const answer = await slow;
     expect(answer.status).toBe(200);
     expect(answer.body.result.isError).not.toBe(true);
@@ -243,13 +266,19 @@ interface PlainAnswer {
 }
 
 /** node:http, not fetch: the test reads the Connection header, which fetch hides. */
-function plainRequest(url: string, method: string, body?: unknown): Promise<PlainAnswer> {
+function plainRequest(
+  url: string,
+  method: string,
+  body?: unknown,
+  agent?: Agent,
+): Promise<PlainAnswer> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = httpRequest(
       url,
       {
         method,
+        ...(agent ? { agent } : {}),
         headers: {
           accept: 'application/json, text/event-stream',
           ...(payload !== undefined
@@ -274,15 +303,20 @@ function plainRequest(url: string, method: string, body?: unknown): Promise<Plai
 }
 
 const plainGet = (url: string) => plainRequest(url, 'GET');
-const plainPost = (url: string, body: Record<string, unknown>) =>
-  plainRequest(url, 'POST', {
-    ...body,
-    params: {
-      ...(body.params as Record<string, unknown>),
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN,
-        'io.modelcontextprotocol/clientCapabilities': {},
-        'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
+const plainPost = (url: string, body: Record<string, unknown>, agent?: Agent) =>
+  plainRequest(
+    url,
+    'POST',
+    {
+      ...body,
+      params: {
+        ...(body.params as Record<string, unknown>),
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
+        },
       },
     },
-  });
+    agent,
+  );

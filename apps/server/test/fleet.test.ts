@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { serverEntry } from '@toolwire/mcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN_DIR, SERVER_ROOT } from './global-setup.js';
-import { freePort, modernCall, startRedis, waitFor } from './helpers.js';
+import { freePort, modernCall, startRedis, textOf, waitFor } from './helpers.js';
 
 // A fleet as the README shows it: three `toolwire-server` processes on one Redis behind Debian's
 // nginx (the README's nginx block, only the ports changed), bearer auth, SDK clients of both
@@ -21,6 +21,10 @@ const TOKEN = 'fleet-token';
 const PROBES = 10;
 /** How long the clients run before and after each fault, in ms. */
 const SETTLE_MS = 1500;
+/** Rolling restarts in a row (`TOOLWIRE_FLEET_ROUNDS`, for a stress run). */
+const ROUNDS = Number(process.env.TOOLWIRE_FLEET_ROUNDS ?? 1);
+/** SDK clients per protocol revision (`TOOLWIRE_FLEET_CLIENTS`, for a stress run). */
+const CLIENTS = Number(process.env.TOOLWIRE_FLEET_CLIENTS ?? 4);
 
 /** The nginx block of the README's fleet section, with its ports replaced. */
 function readmeNginxBlock(listen: number, instances: number[]): string {
@@ -99,11 +103,10 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
       return { port, child, exit, stdout: () => out };
     }
 
+    /** `/readyz` as a load balancer's health check asks it: no token. */
     async function readyz(port: number): Promise<number> {
       try {
-        const res = await fetch(`http://127.0.0.1:${port}/readyz`, {
-          headers: { authorization: `Bearer ${TOKEN}` },
-        });
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`);
         await res.arrayBuffer();
         return res.status;
       } catch {
@@ -156,7 +159,9 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
           `error_log ${dir}/nginx-error.log warn;`,
           'events { worker_connections 1024; }',
           'http {',
-          `  access_log ${dir}/nginx-access.log;`,
+          // When and where each request went: a failure is placed against an instance's log.
+          `  log_format fleet '$msec $status $request_method $upstream_addr $upstream_status';`,
+          `  access_log ${dir}/nginx-access.log fleet;`,
           ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
             (kind) => `  ${kind}_temp_path ${dir}/${kind}-temp;`,
           ),
@@ -184,10 +189,10 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
       redis?.process.kill('SIGKILL');
     });
 
-    /** Four SDK clients of one revision through nginx, each writing its file then reading it back. */
+    /** `CLIENTS` SDK clients of one revision through nginx, each writing its file then reading it back. */
     async function load(mode: 'legacy' | 'auto', tally: Tally, running: { on: boolean }) {
       const clients = await Promise.all(
-        Array.from({ length: 4 }, async () => {
+        Array.from({ length: CLIENTS }, async () => {
           const client = new Client({ name: 'fleet', version: '1.0.0' }, {
             versionNegotiation: { mode },
           } as never);
@@ -262,27 +267,42 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
       }
     }
 
-    it('restarts every instance in turn (SIGTERM, drain) without a stale read, and at most 2 failed calls a revision (known: a rare reset during the drain; 0 in most runs, the issue wants 0)', async () => {
-      const result = await underLoad(async () => {
-        for (let i = 0; i < instances.length; i++) {
-          const old = instances[i]!;
-          old.child.kill('SIGTERM');
-          expect(await old.exit).toBe(0);
-          expect(old.stdout()).toContain('"draining"');
-          // Connections still open when the instance closes them (non-zero: cut under nginx).
-          console.log(
-            `[fleet] instance :${old.port} ${/"msg":"closing connections"[^\n]*/.exec(old.stdout())?.[0] ?? ''}`,
-          );
-          instances[i] = await startInstance(old.port);
+    it(
+      'restarts every instance in turn (SIGTERM, drain) without a stale read, and at most 1 failed call a revision (known: a reset on a kept connection after the listener closed, seen once in 36 restarts; the accept-queue resets are gone)',
+      async () => {
+        const result = await underLoad(async () => {
+          for (let round = 0; round < ROUNDS; round++) {
+            for (let i = 0; i < instances.length; i++) {
+              const old = instances[i]!;
+              old.child.kill('SIGTERM');
+              expect(await old.exit).toBe(0);
+              expect(old.stdout()).toContain('"draining"');
+              // Connections accepted while draining, how often the accept queue was looked at
+              // before the listener closed, and connections still open when the instance closed
+              // them (each could have been cut under nginx).
+              const line = (msg: string) =>
+                old
+                  .stdout()
+                  .split('\n')
+                  .find((l) => l.includes(`"msg":"${msg}"`)) ?? '';
+              console.log(
+                `[fleet] instance :${old.port} ${line('shutting down')} ${line('closing connections')}`,
+              );
+              instances[i] = await startInstance(old.port);
+            }
+          }
+        });
+        report('rolling restart', result);
+        // nginx's access log (with times and upstreams) and error log, to place a failure.
+        console.log(`[fleet] logs in ${dir}`);
+        for (const t of Object.values(result)) {
+          expect(t.calls).toBeGreaterThan(100);
+          expect(t.failures.length).toBeLessThanOrEqual(1);
+          expect(t.stale).toBe(0);
         }
-      });
-      report('rolling restart', result);
-      for (const t of Object.values(result)) {
-        expect(t.calls).toBeGreaterThan(100);
-        expect(t.failures.length).toBeLessThanOrEqual(2);
-        expect(t.stale).toBe(0);
-      }
-    }, 120_000);
+      },
+      120_000 * ROUNDS,
+    );
 
     it('loses at most the calls in flight on an instance killed with SIGKILL', async () => {
       const result = await underLoad(async () => {
@@ -293,14 +313,42 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
         instances[1] = await startInstance(victim.port);
       });
       report('kill -9', result);
-      // Each of the 8 clients has at most one call in flight.
+      // Each client has at most one call in flight.
       const failed = Object.values(result).reduce((sum, t) => sum + t.failures.length, 0);
-      expect(failed).toBeLessThanOrEqual(8);
+      expect(failed).toBeLessThanOrEqual(2 * CLIENTS);
       for (const t of Object.values(result)) {
         expect(t.calls).toBeGreaterThan(50);
         expect(t.stale).toBe(0);
       }
     }, 120_000);
+
+    it('reads fresh on one instance after a write on another while Redis is down', async () => {
+      const path = join(files, 'outage.txt');
+      const call = async (instance: Instance, name: string, args: Record<string, unknown>) => {
+        const answer = await modernCall(
+          `http://127.0.0.1:${instance.port}/mcp`,
+          'tools/call',
+          { name, arguments: args },
+          { authorization: `Bearer ${TOKEN}` },
+        );
+        if (answer.body.result === undefined) throw new Error(JSON.stringify(answer.body));
+        return textOf(answer.body.result);
+      };
+      const [a, b] = [instances[0]!, instances[1]!];
+      await call(a, 'fs__write_file', { path, content: 'before' });
+      // Twice: the second answer is B's cached copy.
+      expect(await call(b, 'fs__read_text_file', { path })).toBe('before');
+      expect(await call(b, 'fs__read_text_file', { path })).toBe('before');
+      redis.process.kill('SIGKILL');
+      await new Promise((r) => redis.process.once('exit', r));
+      await call(a, 'fs__write_file', { path, content: 'during' });
+      // B cannot hear of A's write: it must not answer from its copy.
+      expect(await call(b, 'fs__read_text_file', { path })).toBe('during');
+      expect(await call(b, 'fs__read_text_file', { path })).toBe('during');
+      redis = await startRedis(redisPort);
+      await call(a, 'fs__write_file', { path, content: 'after' });
+      expect(await call(b, 'fs__read_text_file', { path })).toBe('after');
+    });
 
     it('keeps serving through a Redis restart, and shares rate limits again after it', async () => {
       const result = await underLoad(async () => {
@@ -312,6 +360,7 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
       for (const t of Object.values(result)) {
         expect(t.calls).toBeGreaterThan(50);
         expect(t.failures).toEqual([]);
+        expect(t.stale).toBe(0);
       }
       // Shared again: 3 calls a minute per client in all, whichever instances answer them.
       // Each attempt uses a fresh client, so an attempt made before every instance is back on

@@ -27,13 +27,12 @@ describe('startServer with auth', () => {
 
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-  it('answers nothing but /healthz and the page shell without a valid token', async () => {
+  it('answers nothing but /healthz, /readyz and the page shell without a valid token', async () => {
     expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
     const shell = await fetch(`${gw.url}/`);
     expect(shell.status).toBe(200);
     expect(await shell.text()).not.toMatch(/fx__echo/);
     const guarded: Array<[string, RequestInit]> = [
-      ['/readyz', {}],
       ['/metrics', {}],
       ['/api/overview', {}],
       ['/api/calls', {}],
@@ -50,6 +49,8 @@ describe('startServer with auth', () => {
         { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' },
       ],
     ];
+    // A wrong token is refused on the probes too (a health check sends none).
+    expect((await fetch(`${gw.url}/readyz`, { headers: bearer('wrong-token') })).status).toBe(401);
     for (const [path, init] of guarded) {
       for (const headers of [{}, bearer('wrong-token')]) {
         const res = await fetch(`${gw.url}${path}`, {
@@ -62,6 +63,39 @@ describe('startServer with auth', () => {
     }
     const modern = await modernCall(`${gw.url}/mcp`, 'tools/list');
     expect(modern.status).toBe(401);
+  });
+
+  it("answers a load balancer's token-less /readyz and /healthz with the status word alone, whatever its Host", async () => {
+    const { request } = await import('node:http');
+    // A health check names the instance's own address, not one of --allowed-hosts.
+    const probe = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        const url = new URL(`${gw.url}${path}`);
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path,
+            headers: { host: '10.1.2.3:8787', ...headers },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await probe('/readyz')).toEqual({ status: 200, body: { status: 'ready' } });
+    expect(await probe('/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
+    // With a token the details stay behind the Host check and the token's scope.
+    expect((await probe('/readyz', bearer(ADMIN))).status).toBe(403);
+    const full = (await (
+      await fetch(`${gw.url}/readyz`, { headers: bearer(ADMIN) })
+    ).json()) as any;
+    expect(full).toMatchObject({ status: 'ready', tools: expect.any(Number) });
+    expect(full.servers.map((s: any) => s.name)).toEqual(['fx']);
   });
 
   it('lists and calls only what the token allows, on every route', async () => {

@@ -59,6 +59,22 @@ async function callOver(url: string, name: string, args: unknown): Promise<unkno
   return body.result;
 }
 
+/** A redis-server of its own on `port`, answering once it accepts commands. */
+async function startRedisOn(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await eventually(
+    async () => (output.includes('Ready to accept connections') ? true : undefined),
+    'redis-server to start',
+  );
+  return child;
+}
+
 const result = (text: string): CallToolResult => ({ content: [{ type: 'text', text }] });
 
 /** One upstream `fx` with a read-only tool; `failing` makes calls fail as a lost connection. */
@@ -185,7 +201,7 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
       }
     });
 
-    it('works as a local cache while Redis is unreachable', async () => {
+    it('bypasses the cache while Redis is unreachable: a write elsewhere cannot reach its copies', async () => {
       const cache = new RedisResultCache(`redis://127.0.0.1:${await freePort()}`, {
         ttlMs: 60_000,
         maxEntries: 10,
@@ -195,12 +211,64 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
         const key = ResultCache.key('alice', 'fx__read', {});
         expect(cache.get(key, 'fx')).toBeUndefined();
         cache.set(key, 'fx', result('local'));
-        expect(cache.get(key, 'fx')).toEqual(result('local'));
-        cache.invalidateServer('fx');
         expect(cache.get(key, 'fx')).toBeUndefined();
-        expect(cache.lastError?.message).toMatch(/not invalidated|ECONNREFUSED/);
+        expect(cache.size).toBe(0);
+        cache.invalidateServer('fx');
+        expect(cache.lastError?.message).toMatch(/once it is back|ECONNREFUSED/);
       } finally {
         await cache.close();
+      }
+    });
+
+    it('serves no copy made before Redis went away, and caches again once every instance can be back', async () => {
+      const port = await freePort();
+      let own = await startRedisOn(port);
+      const options = { ttlMs: 60_000, maxEntries: 10, rejoinMs: 1000 };
+      const a = new RedisResultCache(`redis://127.0.0.1:${port}`, options);
+      const b = new RedisResultCache(`redis://127.0.0.1:${port}`, options);
+      await Promise.all([a.ready(), b.ready()]);
+      try {
+        const key = ResultCache.key('alice', 'fx__read', {});
+        a.set(key, 'fx', result('before'));
+        await eventually(async () => b.get(key, 'fx'), 'the entry on B');
+        expect(b.get(key, 'fx')).toEqual(result('before'));
+        own.kill('SIGKILL');
+        await eventually(
+          async () => (a.lastError && b.lastError ? true : undefined),
+          'both to see Redis gone',
+        );
+        // A write through A while Redis is down: B hears nothing, so it must not answer from its copy.
+        await a.invalidateServer('fx');
+        expect(b.get(key, 'fx')).toBeUndefined();
+        b.set(key, 'fx', result('during'));
+        expect(b.get(key, 'fx')).toBeUndefined();
+
+        own = await startRedisOn(port);
+        await Promise.all([a.ready(), b.ready()]);
+        // Back, but not caching yet: another instance may not be back with its invalidations.
+        b.set(key, 'fx', result('too early'));
+        expect(b.get(key, 'fx')).toBeUndefined();
+        // A's invalidation reached Redis once it was back (a kept shared entry would be dropped).
+        const { Redis } = await import('ioredis');
+        const probe = new Redis(`redis://127.0.0.1:${port}`);
+        expect(
+          await eventually(
+            async () => (await probe.get('toolwire:cache-gen:fx')) ?? undefined,
+            'the generation',
+          ),
+        ).toBe('1');
+        await probe.quit();
+        // Caching again once both rejoined.
+        expect(
+          await eventually(async () => {
+            b.set(key, 'fx', result('after'));
+            return a.get(key, 'fx');
+          }, 'the new entry on A'),
+        ).toEqual(result('after'));
+      } finally {
+        await a.close();
+        await b.close();
+        own.kill('SIGKILL');
       }
     });
   });

@@ -82,7 +82,12 @@ interface CacheCommands {
  * reads the entry and its remaining TTL), and a shared hit is copied locally with that remaining
  * TTL. `invalidateServer` bumps the upstream's generation in Redis (every shared entry of it is
  * gone at once, for every instance) and tells the other instances to drop their local copies.
- * While Redis is unreachable the store works as the local cache alone; `lastError` says why.
+ *
+ * A local copy is right only while this instance hears every invalidation, so the store caches
+ * nothing while either connection is down: reads go upstream, nothing is stored, and the copies
+ * made before are dropped (a write on another instance could not reach them). Invalidations made
+ * meanwhile are sent once Redis is back, before this instance reads shared entries again.
+ * `lastError` says why the cache is bypassed.
  */
 export class RedisResultCache implements ResultCacheStore {
   private readonly redis: Redis;
@@ -92,9 +97,30 @@ export class RedisResultCache implements ResultCacheStore {
   private readonly prefix: string;
   private readonly channel: string;
   private readonly instance = randomBytes(8).toString('hex');
+  /** Subscribed to invalidations since the local copies were last dropped. */
+  private listening = false;
+  /** When caching may resume after Redis was away (0: it never was). */
+  private resumeAt = 0;
+  private readonly rejoinMs: number;
+  private readonly whenListening = new Set<() => void>();
+  /** Upstreams invalidated while Redis was unreachable, to invalidate there once it is back. */
+  private readonly unsent = new Set<string>();
   lastError: Error | undefined;
 
-  constructor(url: string, options: { ttlMs: number; maxEntries: number } & RedisStoreOptions) {
+  constructor(
+    url: string,
+    options: {
+      ttlMs: number;
+      maxEntries: number;
+      /**
+       * After Redis was away, caching resumes this long after subscribing again (default 3000 ms,
+       * above the reconnect backoff's 2 s cap): every instance is back by then and has sent the
+       * invalidations of the writes it made meanwhile.
+       */
+      rejoinMs?: number;
+    } & RedisStoreOptions,
+  ) {
+    this.rejoinMs = options.rejoinMs ?? 3000;
     this.ttlMs = options.ttlMs;
     this.local = new ResultCache({ ttlMs: options.ttlMs, maxEntries: options.maxEntries });
     this.prefix = options.prefix ?? 'toolwire:';
@@ -107,10 +133,24 @@ export class RedisResultCache implements ResultCacheStore {
     this.redis.defineCommand('toolwireCacheGet', { numberOfKeys: 2, lua: CACHE_GET });
     this.redis.defineCommand('toolwireCacheSet', { numberOfKeys: 2, lua: CACHE_SET });
     this.subscriber = connect(url, timeout, onError);
-    // Subscribes again after each reconnect (ioredis' autoResubscribe covers later ones).
-    this.subscriber.once('ready', () => {
-      this.subscriber.subscribe(this.channel).catch(onError);
+    // Invalidations sent while the subscriber was away are lost: its copies go with it, and
+    // caching resumes once it is subscribed again.
+    this.subscriber.on('close', () => {
+      if (this.listening) this.resumeAt = Number.POSITIVE_INFINITY;
+      this.listening = false;
+      this.local.clear();
     });
+    this.subscriber.on('ready', () => {
+      this.subscriber.subscribe(this.channel).then(() => {
+        this.local.clear();
+        this.listening = this.subscriber.status === 'ready';
+        if (this.listening && this.resumeAt > 0) this.resumeAt = Date.now() + this.rejoinMs;
+        if (!this.listening) return;
+        for (const resolve of this.whenListening) resolve();
+        this.whenListening.clear();
+      }, onError);
+    });
+    this.redis.on('ready', () => void this.sendUnsent());
     this.subscriber.on('message', (channel: string, text: string) => {
       if (channel !== this.channel) return;
       try {
@@ -131,13 +171,25 @@ export class RedisResultCache implements ResultCacheStore {
     return this.redis as unknown as CacheCommands;
   }
 
+  /**
+   * Whether a copy made now would hear of every later invalidation, and no instance still holds
+   * back one (a write made on an instance not back on Redis yet is invalidated when it is).
+   */
+  private get shared(): boolean {
+    return (
+      this.listening &&
+      this.redis.status === 'ready' &&
+      this.unsent.size === 0 &&
+      (this.resumeAt === 0 || Date.now() >= this.resumeAt)
+    );
+  }
+
   get(
     key: string,
     server: string,
   ): CallToolResult | undefined | Promise<CallToolResult | undefined> {
-    const hit = this.local.get(key);
-    if (hit !== undefined || this.redis.status !== 'ready') return hit;
-    return this.fetch(key, server);
+    if (!this.shared) return undefined;
+    return this.local.get(key) ?? this.fetch(key, server);
   }
 
   private async fetch(key: string, server: string): Promise<CallToolResult | undefined> {
@@ -170,8 +222,8 @@ export class RedisResultCache implements ResultCacheStore {
 
   set(key: string, server: string, result: CallToolResult, generation?: number): void {
     if (generation !== undefined && generation !== this.local.generation(server)) return;
+    if (!this.shared) return;
     this.local.set(key, server, result);
-    if (this.redis.status !== 'ready') return;
     const [gen, entry] = this.keys(key, server);
     this.commands
       .toolwireCacheSet(gen, entry, JSON.stringify(result), this.ttlMs)
@@ -188,20 +240,31 @@ export class RedisResultCache implements ResultCacheStore {
   async invalidateServer(server: string): Promise<void> {
     this.local.invalidateServer(server);
     if (this.redis.status !== 'ready') {
+      this.unsent.add(server);
       this.lastError = new Error(
-        `Redis unavailable: shared cache entries of "${server}" were not invalidated`,
+        `Redis unavailable: shared cache entries of "${server}" are invalidated once it is back`,
       );
       return;
     }
+    await this.sendInvalidation(server);
+  }
+
+  private async sendInvalidation(server: string): Promise<void> {
     try {
       await this.redis
         .multi()
         .incr(`${this.prefix}cache-gen:${server}`)
         .publish(this.channel, JSON.stringify({ from: this.instance, server }))
         .exec();
+      this.unsent.delete(server);
     } catch (error) {
+      this.unsent.add(server);
       this.lastError = error as Error;
     }
+  }
+
+  private async sendUnsent(): Promise<void> {
+    for (const server of [...this.unsent]) await this.sendInvalidation(server);
   }
 
   /** Milliseconds left before the local copy of `key` expires (0 when there is none). */
@@ -214,9 +277,21 @@ export class RedisResultCache implements ResultCacheStore {
     return this.local.size;
   }
 
-  /** Resolves once both connections are ready (before that the store answers locally). */
-  ready(timeoutMs = 5000): Promise<void> {
-    return whenReady([this.redis, this.subscriber], timeoutMs, () => this.lastError);
+  /** Resolves once both connections are ready and invalidations are heard (before that nothing is cached). */
+  async ready(timeoutMs = 5000): Promise<void> {
+    await whenReady([this.redis, this.subscriber], timeoutMs, () => this.lastError);
+    if (this.listening) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.whenListening.delete(done);
+        reject(this.lastError ?? new Error('Redis: not subscribed to cache invalidations'));
+      }, timeoutMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.whenListening.add(done);
+    });
   }
 
   async close(): Promise<void> {

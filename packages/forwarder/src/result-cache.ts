@@ -57,6 +57,8 @@ export interface ResultCacheStore {
 export class ResultCache implements ResultCacheStore {
   private readonly lru: LRUCache<string, Entry>;
   private readonly generations = new Map<string, number>();
+  /** Bumped by `clear()`: a read that raced it is not kept, whatever its upstream. */
+  private epoch = 0;
 
   constructor(options: { ttlMs: number; maxEntries: number }) {
     this.lru = new LRUCache<string, Entry>({
@@ -75,7 +77,7 @@ export class ResultCache implements ResultCacheStore {
   }
 
   generation(server: string): number {
-    return this.generations.get(server) ?? 0;
+    return this.epoch + (this.generations.get(server) ?? 0);
   }
 
   set(key: string, server: string, result: CallToolResult, generation?: number): void {
@@ -95,7 +97,7 @@ export class ResultCache implements ResultCacheStore {
 
   /** Drops the entries of `server`; answers how many there were. */
   invalidateServer(server: string): number {
-    this.generations.set(server, this.generation(server) + 1);
+    this.generations.set(server, (this.generations.get(server) ?? 0) + 1);
     let removed = 0;
     for (const [key, entry] of this.lru.entries()) {
       if (entry.server === server) {
@@ -106,7 +108,9 @@ export class ResultCache implements ResultCacheStore {
     return removed;
   }
 
+  /** Drops every entry; reads started before are not kept either. */
   clear(): void {
+    this.epoch++;
     this.lru.clear();
   }
 
