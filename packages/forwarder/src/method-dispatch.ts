@@ -106,7 +106,8 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
       case 'tools/list': {
         const { tools, hiddenByPolicy, unavailable } = pipeline.visibleTools(context.token, route);
         if (route === undefined) options.onToolsListed?.(hiddenByPolicy, unavailable);
-        if (route === undefined) return { tools: gateway.list(tools) };
+        if (route === undefined)
+          return { tools: gateway.list(await pipeline.listedFor(context.token, tools)) };
         return { tools: tools.map((entry) => listedTool(entry, entry.tool.originalName)) };
       }
       case 'tools/call': {
