@@ -1,6 +1,8 @@
 import {
+  DEFAULT_SEARCH_LIMIT,
   InvalidToolArgumentsError,
   ToolExecutionError,
+  ToolSearchIndex,
   parseToolArguments,
   toolContent,
   toolFailureFromError,
@@ -33,7 +35,6 @@ import {
 } from './execute-code-description.js';
 import { createIdentifierMap } from './identifiers.js';
 import { shortenText } from './schema-to-typescript.js';
-import { DEFAULT_SEARCH_LIMIT, ToolSearchIndex } from './tool-search.js';
 import { declaresTopLevel, normalizeScript, stripTypes } from './script.js';
 import { sharedTypeChecker } from './isolated-type-checker.js';
 import { formatDiagnostics, type CodeDiagnostic } from './type-checker.js';
