@@ -84,9 +84,12 @@ describe('toolwire-server /mcp with code mode on', () => {
       });
       expect(attack.structuredContent).toMatchObject({ ok: true, toolCalls: [] });
 
+      // A call it may make, then one it may not: the first runs as this client, the second never runs.
       const refused = await client.callTool({
         name: 'execute_code',
-        arguments: { code: 'return await fx__echo({ text: "x" });' },
+        arguments: {
+          code: 'await calculate({ expression: "1 + 1" });\nreturn await fx__echo({ text: "x" });',
+        },
       });
       expect(refused.isError).toBe(true);
       expect((refused.structuredContent as any).ok).toBe(false);
@@ -105,6 +108,9 @@ describe('toolwire-server /mcp with code mode on', () => {
       expect(lines.filter((l) => l.tool === 'fx__echo' && l.outcome !== 'refused')).toEqual([]);
       const runs = lines.filter((l) => l.tool === 'execute_code');
       expect(runs.map((l) => l.client)).toEqual(['limited', 'limited']);
+      const inner = lines.filter((l) => l.tool === 'calculate');
+      // (ok, or refused by the rate limit the other tests of this client spend.)
+      expect(inner.map((l) => l.client)).toEqual(['limited']);
     });
 
     it(`runs a script's calls as the caller: its rate limits, its audit lines, structuredContent (${mode})`, async () => {
