@@ -136,6 +136,8 @@ describe('toolwire-server /mcp with code mode on', () => {
       // other revision included: the script's calls count against it like direct calls.
       const limited = returned.filter((r) => typeof r === 'string' && /rate limit/i.test(r));
       expect(limited.length).toBeGreaterThan(0);
+      // The script (and the model) read a refusal as one: category rateLimited, not unknown.
+      expect(structured.toolCalls.map((c: any) => c.error?.category)).toContain('rateLimited');
       expect(structured.toolCalls.map((c: any) => c.name)).toEqual([
         'calculate',
         'calculate',

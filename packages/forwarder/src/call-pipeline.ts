@@ -31,6 +31,7 @@ import {
   RATE_LIMITED,
   UPSTREAM_TIMEOUT,
   UPSTREAM_UNAVAILABLE,
+  toolErrorOf,
 } from './json-rpc.js';
 import { ForwarderMetrics } from './metrics.js';
 import { runNativeTool } from './native-tools.js';
@@ -542,16 +543,21 @@ export class CallPipeline {
   ): CallerToolSource {
     return {
       listTools: () => this.visibleTools(context.token).tools.map((entry) => entry.tool),
-      callTool: (name, args, options = {}) => {
+      callTool: async (name, args, options = {}) => {
         const meta = { ...context.meta, ...options.meta };
         const signal = options.signal ?? context.signal;
-        return this.call(name, args, {
-          ...(context.token ? { token: context.token } : {}),
-          ...(context.address !== undefined ? { address: context.address } : {}),
-          ...(signal ? { signal } : {}),
-          ...(Object.keys(meta).length > 0 ? { meta } : {}),
-          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        });
+        try {
+          return await this.call(name, args, {
+            ...(context.token ? { token: context.token } : {}),
+            ...(context.address !== undefined ? { address: context.address } : {}),
+            ...(signal ? { signal } : {}),
+            ...(Object.keys(meta).length > 0 ? { meta } : {}),
+            ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+          });
+        } catch (error) {
+          // A refusal reads as one to the model (permissionDenied, rateLimited, …).
+          throw error instanceof JsonRpcFault ? toolErrorOf(error) : error;
+        }
       },
       servers: () => {
         const scope = this.scope(context.token);

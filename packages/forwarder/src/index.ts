@@ -80,7 +80,7 @@ export type {
   ProgressNotification,
   RespondWithProgressOptions,
 } from './http-helpers.js';
-export { JsonRpcFault, invalidIdReason } from './json-rpc.js';
+export { JsonRpcFault, invalidIdReason, toolErrorOf } from './json-rpc.js';
 export {
   PARSE_ERROR,
   INVALID_REQUEST,
