@@ -2,15 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createAgent, type AgentResult } from '@toolwire/agent';
 import { createCodeModeTools, resolveCodeModeSettings } from '@toolwire/codemode';
-import { JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
+import { JsonRpcFault, toolErrorOf, type AuthToken } from '@toolwire/forwarder';
 import { toToolResult } from '@toolwire/mcp';
-import {
-  ToolExecutionError,
-  toolContent,
-  type AnyTool,
-  type Message,
-  type ToolErrorCategory,
-} from '@toolwire/schema';
+import { toolContent, type AnyTool, type Message } from '@toolwire/schema';
 import { chatModelFromConfig } from './chat-model.js';
 import { gatewayToolSource, visibleTools } from './dashboard-api.js';
 import { HttpError, markLongLived, readJson, sendJson } from './http-util.js';
@@ -40,12 +34,6 @@ export function openAiError(
   return new HttpError(status, message, -32602, {}, { type: 'invalid_request_error', param, code });
 }
 
-const FAULT_CATEGORY: Record<number, ToolErrorCategory> = {
-  [-32003]: 'permissionDenied',
-  [-32029]: 'rateLimited',
-  [-32602]: 'invalidArguments',
-};
-
 /** The gateway's tools for the model: every call goes through the forwarder's policy pipeline. */
 export function gatewayTools(runtime: Runtime, token: AuthToken | undefined): AnyTool[] {
   return visibleTools(runtime, token).map((tool) => ({
@@ -62,14 +50,7 @@ export function gatewayTools(runtime: Runtime, token: AuthToken | undefined): An
           signal: context.signal,
         });
       } catch (error) {
-        if (error instanceof JsonRpcFault) {
-          throw new ToolExecutionError({
-            category: FAULT_CATEGORY[error.code] ?? 'unknown',
-            message: error.message,
-            ...(isRecord(error.data) ? { details: error.data } : {}),
-          });
-        }
-        throw error;
+        throw error instanceof JsonRpcFault ? toolErrorOf(error) : error;
       }
       const converted = toToolResult(
         { id: context.toolCallId, name: tool.name },

@@ -3,7 +3,6 @@ import {
   generateDeclarations,
   resolveCodeModeSettings,
   runCode,
-  type CallToolResultLike,
   type CodeModeToolSource,
 } from '@toolwire/codemode';
 import { isKnownProtocol, JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
@@ -63,19 +62,15 @@ export function visibleServers(runtime: Runtime, token: AuthToken | undefined) {
     }));
 }
 
-/** A code-mode tool source that sends every call through the forwarder's policy pipeline. */
+/**
+ * The gateway's tools as this token may use them, every call sent through the forwarder's policy
+ * pipeline as that caller (what `/api/code` and the chat endpoints run code against).
+ */
 export function gatewayToolSource(
   runtime: Runtime,
   token: AuthToken | undefined,
 ): CodeModeToolSource {
-  return {
-    listTools: () => visibleTools(runtime, token),
-    callTool: async (name, args, options = {}) =>
-      (await runtime.forwarder.callTool(name, args, {
-        token,
-        ...(options.signal ? { signal: options.signal } : {}),
-      })) as CallToolResultLike,
-  };
+  return runtime.forwarder.pipeline.asCaller(token ? { token } : {});
 }
 
 function faultBody(error: unknown): { code: number; message: string; data?: unknown } {

@@ -37,6 +37,7 @@ import {
   sendError,
   sendJson,
 } from './http-util.js';
+import { mcpCodeMode } from './mcp-code-mode.js';
 import { createJsonLogger, logLevelFromEnv, type Logger } from './logger.js';
 import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
 
@@ -258,6 +259,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       sessions,
       maxBodyBytes: maxBody,
       ...(options.breaker ? { breaker: options.breaker } : {}),
+      // `execute_code` on /mcp when code mode is on (loaded on first use).
+      callerTools: mcpCodeMode(config),
     });
     if (config.redis) {
       // Share from the first call: wait for the forwarder's Redis stores (they answer locally

@@ -118,4 +118,81 @@ describe('toolwire-server telemetry', () => {
       }
     });
   }
+
+  for (const mode of ['legacy', 'auto'] as const) {
+    it(`takes the HTTP traceparent header as the parent, _meta.traceparent winning; a script's calls are children of execute_code (${mode})`, async () => {
+      const bin = await startBinary(
+        {
+          nativeTools: [],
+          mcpServers: { fx: fixtureStdioConfig({ tools: ['add'] }) },
+          // fx__add is not listed (code mode), but stays callable by name.
+          codeMode: { enabled: true },
+        },
+        {
+          OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_SERVICE_NAME: `toolwire-header-${mode}`,
+          OTEL_BSP_SCHEDULE_DELAY: '50',
+        },
+      );
+      const client = new Client({ name: 'otel-header', version: '1' }, {
+        versionNegotiation: { mode },
+      } as never);
+      const traceId = mode === 'legacy' ? 'c'.repeat(32) : 'd'.repeat(32);
+      const headerParent = mode === 'legacy' ? '3'.repeat(16) : '4'.repeat(16);
+      try {
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${bin.url}/mcp`), {
+            requestInit: { headers: { traceparent: `00-${traceId}-${headerParent}-01` } },
+          }),
+        );
+        const spansOf = (name: string) =>
+          spans.filter(
+            ({ span }) => hexId(span.traceId) === traceId && span.name === `tools/call ${name}`,
+          );
+
+        // The header alone: the call's span is its child.
+        await client.callTool({ name: 'fx__add', arguments: { a: 1, b: 2 } });
+        const fromHeader = await waitFor(() => spansOf('fx__add')[0], 'the span of fx__add');
+        expect(hexId(fromHeader.span.parentSpanId)).toBe(headerParent);
+
+        // Both: params._meta wins.
+        const metaTrace = mode === 'legacy' ? 'e'.repeat(32) : 'f'.repeat(32);
+        const metaParent = mode === 'legacy' ? '5'.repeat(16) : '6'.repeat(16);
+        await client.callTool({
+          name: 'fx__add',
+          arguments: { a: 2, b: 2 },
+          _meta: { traceparent: `00-${metaTrace}-${metaParent}-01` },
+        });
+        const fromMeta = await waitFor(
+          () => spans.find(({ span }) => hexId(span.traceId) === metaTrace),
+          'the span under _meta.traceparent',
+        );
+        expect(hexId(fromMeta.span.parentSpanId)).toBe(metaParent);
+
+        // execute_code under the header's trace; the script's call is a child of its span.
+        const run = await client.callTool({
+          name: 'execute_code',
+          arguments: { code: 'return await fx__add({ a: 3, b: 4 });' },
+        });
+        expect(run.structuredContent).toMatchObject({ ok: true, returned: { sum: 7 } });
+        const executeCode = await waitFor(
+          () => spansOf('execute_code')[0],
+          'the span of execute_code',
+        );
+        expect(hexId(executeCode.span.parentSpanId)).toBe(headerParent);
+        const inner = await waitFor(
+          () =>
+            spansOf('fx__add').find(
+              ({ span }) => span.parentSpanId !== fromHeader.span.parentSpanId,
+            ),
+          "the span of the script's call",
+        );
+        expect(hexId(inner.span.parentSpanId)).toBe(hexId(executeCode.span.spanId));
+      } finally {
+        await client.close().catch(() => {});
+        await bin.stop();
+      }
+    });
+  }
 });

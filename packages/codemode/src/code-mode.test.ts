@@ -363,6 +363,43 @@ try {
     const direct = await execute(mode.directTools[0]!, { key: 'z' });
     expect(direct.parts).toEqual([{ type: 'text', text: '{"value":"v-z"}' }]);
   });
+
+  it("sends execute_code's calls to the caller's tools (context.tools) when the host gives them", async () => {
+    const own: string[] = [];
+    const caller: string[] = [];
+    const sourceOf = (log: string[], answer: string): CodeModeToolSource => ({
+      listTools: () => [
+        {
+          name: 'srv__whoami',
+          description: 'Who the call runs as',
+          inputSchema: { type: 'object' },
+        },
+      ],
+      callTool: async (name) => {
+        log.push(name);
+        return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+      },
+    });
+    const mode = createCodeMode({ source: sourceOf(own, 'server'), executor });
+    try {
+      const output = (await mode.executeCodeTool.execute!(
+        { code: 'return await srv__whoami({});' },
+        {
+          toolCallId: 'c1',
+          signal: new AbortController().signal,
+          tools: sourceOf(caller, 'caller'),
+        },
+      )) as ToolContentOutput;
+      expect(output.structuredContent).toMatchObject({ ok: true, returned: 'caller' });
+      expect({ own, caller }).toEqual({ own: [], caller: ['srv__whoami'] });
+      // Without a caller the code mode's own source answers, as before.
+      const plain = await mode.run('return await srv__whoami({});');
+      expect(plain.value).toBe('server');
+      expect(own).toEqual(['srv__whoami']);
+    } finally {
+      await mode.close();
+    }
+  });
 });
 
 describe('createCodeMode (runtime behaviour)', () => {

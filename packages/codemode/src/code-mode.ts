@@ -1,6 +1,8 @@
 import {
+  DEFAULT_SEARCH_LIMIT,
   InvalidToolArgumentsError,
   ToolExecutionError,
+  ToolSearchIndex,
   parseToolArguments,
   toolContent,
   toolFailureFromError,
@@ -8,6 +10,8 @@ import {
   type AnyTool,
   type JsonSchema,
   type ToolContentOutput,
+  type ToolExecutionContext,
+  type ToolSource,
 } from '@toolwire/schema';
 import {
   createQuickJSExecutor,
@@ -33,7 +37,6 @@ import {
 } from './execute-code-description.js';
 import { createIdentifierMap } from './identifiers.js';
 import { shortenText } from './schema-to-typescript.js';
-import { DEFAULT_SEARCH_LIMIT, ToolSearchIndex } from './tool-search.js';
 import { declaresTopLevel, normalizeScript, stripTypes } from './script.js';
 import { sharedTypeChecker } from './isolated-type-checker.js';
 import { formatDiagnostics, type CodeDiagnostic } from './type-checker.js';
@@ -94,6 +97,12 @@ export interface RunCodeOptions {
   typecheck?: TypecheckMode;
   limits?: Partial<ExecutionLimits>;
   signal?: AbortSignal;
+  /**
+   * Where this run's tool calls go instead of the code mode's source: the same tools as one caller
+   * may use them (the forwarder's `context.tools`, which calls as that caller). The code is still
+   * checked against the code mode's declarations.
+   */
+  tools?: ToolSource;
 }
 
 export type CodeRunErrorKind = ExecutionErrorInfo['kind'] | 'typecheck';
@@ -191,22 +200,27 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       servers: source.servers?.() ?? [],
     });
     const byName = new Map(codeTools.map((tool) => [tool.name, tool]));
-    const functions: Record<string, HostFunction> = {};
-    for (const binding of declarations.bindings) {
-      const tool = byName.get(binding.toolName)!;
-      functions[binding.identifier] = async (args, context) => {
-        const parsed = parseToolArguments(tool.inputSchema, args ?? {}, {
-          toolName: tool.name,
-          repair: false,
-        });
-        if (!parsed.success) throw parsed.error;
-        const result = await source.callTool(tool.name, parsed.value, {
-          signal: context.signal,
-          ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
-        });
-        return unwrapToolResult(tool.name, result);
-      };
-    }
+    /** The declared tools as sandbox functions whose calls go to `target`. */
+    const toolFunctions = (target: ToolSource): Record<string, HostFunction> => {
+      const out: Record<string, HostFunction> = {};
+      for (const binding of declarations.bindings) {
+        const tool = byName.get(binding.toolName)!;
+        out[binding.identifier] = async (args, context) => {
+          const parsed = parseToolArguments(tool.inputSchema, args ?? {}, {
+            toolName: tool.name,
+            repair: false,
+          });
+          if (!parsed.success) throw parsed.error;
+          const result = await target.callTool(tool.name, parsed.value, {
+            signal: context.signal,
+            ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
+          });
+          return unwrapToolResult(tool.name, result);
+        };
+      }
+      return out;
+    };
+    const functions = toolFunctions(source);
     const describe = (names: readonly string[]) =>
       describeTools(codeTools, names, options.declarations);
     functions[DESCRIBE_FUNCTION] = (args) => {
@@ -249,12 +263,14 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     const executeCodeTool = createExecuteCodeTool(
       options.toolName ?? EXECUTE_CODE_TOOL_NAME,
       description.text,
-      (code, signal) => run(code, { signal }),
+      (code, context) =>
+        run(code, { signal: context.signal, ...(context.tools ? { tools: context.tools } : {}) }),
     );
     const directTools = directToolsOf(source, sourceTools, directNames);
     return {
       declarations,
       functions,
+      toolFunctions,
       toolNameOf,
       executeCodeTool,
       directTools,
@@ -273,7 +289,12 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   const run = async (code: string, runOptions: RunCodeOptions = {}): Promise<CodeRunResult> => {
     if (closed) throw new CodeModeClosedError();
     const started = performance.now();
-    const { declarations, functions, toolNameOf, describe } = current();
+    const state = current();
+    const { declarations, toolNameOf, describe } = state;
+    // A run for someone else (the forwarder's caller): its calls go to their view of the tools.
+    const functions = runOptions.tools
+      ? { ...state.functions, ...state.toolFunctions(runOptions.tools) }
+      : state.functions;
     const mode = checkTypecheckMode(runOptions.typecheck ?? defaultTypecheck, 'typecheck');
     if (typeof code !== 'string') {
       throw new InvalidToolArgumentsError({
@@ -429,7 +450,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
 function createExecuteCodeTool(
   name: string,
   description: string,
-  run: (code: string, signal: AbortSignal) => Promise<CodeRunResult>,
+  run: (code: string, context: ToolExecutionContext) => Promise<CodeRunResult>,
 ): AnyTool {
   return {
     name,
@@ -447,7 +468,8 @@ function createExecuteCodeTool(
     },
     outputSchema: EXECUTE_CODE_OUTPUT_SCHEMA,
     execute: async (args: { code: string }, context): Promise<ToolContentOutput> => {
-      const result = await run(args.code, context.signal);
+      // A host that knows who called (the forwarder) passes their tools: the code calls as them.
+      const result = await run(args.code, context);
       return toolContent([{ type: 'text', text: formatRunResult(result) }], {
         isError: !result.ok,
         structuredContent: structuredRunResult(result),

@@ -1,6 +1,5 @@
-import { estimateTokens } from '@toolwire/schema';
+import { estimateTokens, searchTerms, type SearchableTool } from '@toolwire/schema';
 import type { Declarations } from './declarations.js';
-import { searchTerms, type SearchableTool } from './tool-search.js';
 
 /** Default of `descriptionBudgetTokens`: the whole `execute_code` description, at any tool count. */
 export const DEFAULT_DESCRIPTION_BUDGET_TOKENS = 1300;

@@ -20,8 +20,9 @@ export type {
   TypecheckMode,
 } from './code-mode.js';
 export { DEFAULT_DESCRIPTION_BUDGET_TOKENS } from './execute-code-description.js';
-export { ToolSearchIndex, DEFAULT_SEARCH_LIMIT } from './tool-search.js';
-export type { SearchableTool, ToolSearchMatch, ToolSearchOptions } from './tool-search.js';
+/** The tool search index lives in `@toolwire/schema` (one ranking for code mode and the gateway). */
+export { ToolSearchIndex, DEFAULT_SEARCH_LIMIT } from '@toolwire/schema';
+export type { SearchableTool, ToolSearchMatch, ToolSearchOptions } from '@toolwire/schema';
 export {
   generateDeclarations,
   describeTools,

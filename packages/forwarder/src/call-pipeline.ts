@@ -9,6 +9,7 @@ import {
   type AnyTool,
   type GlobMatcher as Matcher,
   type SchemaValidator,
+  type ToolSource as BaseToolSource,
 } from '@toolwire/schema';
 import { ArgumentRules, filesystemDirectories, type PathArgumentRule } from './argument-rules.js';
 import {
@@ -30,6 +31,7 @@ import {
   RATE_LIMITED,
   UPSTREAM_TIMEOUT,
   UPSTREAM_UNAVAILABLE,
+  toolErrorOf,
 } from './json-rpc.js';
 import { ForwarderMetrics } from './metrics.js';
 import { runNativeTool } from './native-tools.js';
@@ -42,7 +44,13 @@ import {
   type BreakerStateStore,
 } from './breaker-store.js';
 import { RedisBreakerStateStore, RedisResultCache } from './redis-stores.js';
-import type { CallToolResult, SourceTool, ToolSource } from './tool-source.js';
+import type {
+  CallToolResult,
+  SourceCallOptions,
+  SourceServer,
+  SourceTool,
+  ToolSource,
+} from './tool-source.js';
 import { CallTracer } from './tracing.js';
 
 export const NATIVE = 'native';
@@ -66,6 +74,44 @@ export interface CallContext {
   modern?: boolean;
   /** The client's network address (the audit line names it). */
   address?: string;
+}
+
+/** Tools made for one caller on top of the pipeline's (code mode's `execute_code`). */
+export interface CallerTools {
+  /**
+   * The added tools, run in process like native tools (policy, limits, audit and spans apply to
+   * them by name); their `execute` gets the caller's tools as `context.tools`.
+   */
+  tools: readonly AnyTool[];
+  /**
+   * Which of the caller's other tools the aggregated `tools/list` still shows (default: every
+   * one). Tools not shown stay callable by name, as the caller's token allows.
+   */
+  lists?: (name: string) => boolean;
+}
+
+/** Makes each caller's `CallerTools` (`CreateForwarderOptions.callerTools`). */
+export interface CallerToolsProvider {
+  /**
+   * `tools` is what the caller may see and call (`CallPipeline.asCaller`); `undefined` adds
+   * nothing. Asked on every `tools/list` of `/mcp` and on calls to a name the pipeline does not
+   * know, so it should cache what it makes.
+   */
+  forCaller(caller: {
+    token: AuthToken | undefined;
+    tools: CallerToolSource;
+  }): CallerTools | undefined | Promise<CallerTools | undefined>;
+  /** Called when the forwarder closes. */
+  close?(): Promise<void>;
+}
+
+/** The pipeline's tools as one caller sees them; calls through it run as that caller. */
+export interface CallerToolSource extends BaseToolSource {
+  listTools(): SourceTool[];
+  callTool(name: string, args: unknown, options?: SourceCallOptions): Promise<CallToolResult>;
+  /** The upstreams the caller reaches (with their `instructions` when the source has them). */
+  servers(): SourceServer[];
+  onToolsChanged(listener: (event: { server?: string }) => void): () => void;
 }
 
 export interface ToolEntry {
@@ -114,6 +160,8 @@ export interface CallPipelineOptions {
    * not probed.
    */
   probeIntervalMs?: number;
+  /** Tools made per caller (code mode's `execute_code`); see `CallerToolsProvider`. */
+  callerTools?: CallerToolsProvider;
 }
 
 /** What the calls and probes of this process last saw of an HTTP upstream. */
@@ -178,6 +226,9 @@ export class CallPipeline {
   private readonly unsubscribe: () => void;
   private readonly changeListeners = new Set<(server: string) => void>();
   private progressSeq = 0;
+  private readonly callerTools: CallerToolsProvider | undefined;
+  /** Entries of caller tools, made once per tool object. */
+  private readonly callerEntries = new WeakMap<AnyTool, ToolEntry>();
 
   constructor(options: CallPipelineOptions) {
     this.source = options.source;
@@ -242,6 +293,7 @@ export class CallPipeline {
     this.unsubscribe = this.source.onToolsChanged(({ server }) => this.toolsChanged(server));
     this.probeIntervalMs = options.probeIntervalMs ?? 2000;
     if (this.probeIntervalMs > 0) this.scheduleProbe();
+    this.callerTools = options.callerTools;
   }
 
   private scheduleProbe(): void {
@@ -480,12 +532,86 @@ export class CallPipeline {
     return { tools, hiddenByPolicy, unavailable };
   }
 
+  /**
+   * The tools as one caller sees them: `listTools` gives what its token may see, and a call runs
+   * through this pipeline as that caller (token, policy, rate limits, cache, audit with its
+   * address), under `context.meta.traceparent` when set. What `/api/code`, the chat endpoints and
+   * the native tools of a `/mcp` call (`context.tools`) call tools through.
+   */
+  asCaller(
+    context: Pick<CallContext, 'token' | 'address' | 'meta' | 'signal'> = {},
+  ): CallerToolSource {
+    return {
+      listTools: () => this.visibleTools(context.token).tools.map((entry) => entry.tool),
+      callTool: async (name, args, options = {}) => {
+        const meta = { ...context.meta, ...options.meta };
+        const signal = options.signal ?? context.signal;
+        try {
+          return await this.call(name, args, {
+            ...(context.token ? { token: context.token } : {}),
+            ...(context.address !== undefined ? { address: context.address } : {}),
+            ...(signal ? { signal } : {}),
+            ...(Object.keys(meta).length > 0 ? { meta } : {}),
+            ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+          });
+        } catch (error) {
+          // A refusal reads as one to the model (permissionDenied, rateLimited, …).
+          throw error instanceof JsonRpcFault ? toolErrorOf(error) : error;
+        }
+      },
+      servers: () => {
+        const scope = this.scope(context.token);
+        return this.source
+          .servers()
+          .filter((server) => server.status !== 'disabled')
+          .filter((server) => scope.all || scope.servers.has(server.name));
+      },
+      onToolsChanged: (listener) => this.onChange((server) => listener({ server })),
+    };
+  }
+
+  /** The caller's own tools (`CallerToolsProvider`), as pipeline entries, with what else it lists. */
+  async callerView(
+    token: AuthToken | undefined,
+  ): Promise<{ entries: ToolEntry[]; lists: (name: string) => boolean } | undefined> {
+    if (!this.callerTools) return undefined;
+    const made = await this.callerTools.forCaller({ token, tools: this.asCaller({ token }) });
+    if (!made) return undefined;
+    const entries = made.tools.map((tool) => {
+      let entry = this.callerEntries.get(tool);
+      if (!entry) {
+        entry = this.entry(
+          { ...tool, originalName: tool.name, source: NATIVE, status: 'ok' },
+          tool,
+        );
+        this.callerEntries.set(tool, entry);
+      }
+      return entry;
+    });
+    return { entries, lists: made.lists ?? (() => true) };
+  }
+
+  /**
+   * What the aggregated `tools/list` shows this caller: its caller tools it may use, then the
+   * visible tools they leave listed.
+   */
+  async listedFor(token: AuthToken | undefined, visible: ToolEntry[]): Promise<ToolEntry[]> {
+    const view = await this.callerView(token);
+    if (!view) return visible;
+    return [
+      ...view.entries.filter((entry) => !this.refusal(entry, token)),
+      ...visible.filter((entry) => view.lists(entry.tool.name)),
+    ];
+  }
+
   /** Runs one call through the whole pipeline. Refusals and upstream failures throw `JsonRpcFault`. */
   async call(name: string, args: unknown, context: CallContext = {}): Promise<CallToolResult> {
     const started = performance.now();
     const client = context.token?.client ?? 'anonymous';
     const address = context.address;
-    const entry = this.tools().get(name);
+    const entry =
+      this.tools().get(name) ??
+      (await this.callerView(context.token))?.entries.find((e) => e.tool.name === name);
     if (!entry) {
       throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
     }
@@ -750,6 +876,13 @@ export class CallPipeline {
           signal,
           toolCallId: randomUUID(),
           onProgress: context.onProgress,
+          // Tools this tool calls run as its caller, as children of this call's span.
+          tools: this.asCaller({
+            token: context.token,
+            address: context.address,
+            meta: trace,
+            signal,
+          }),
         }),
       );
     }
@@ -993,6 +1126,7 @@ export class CallPipeline {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.callerTools?.close?.();
     clearTimeout(this.probeTimer);
     this.unsubscribe();
     await Promise.all([...this.http.values()].map((upstream) => upstream.close()));

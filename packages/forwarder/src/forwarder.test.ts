@@ -350,6 +350,89 @@ describe('policy', () => {
     expect(upstreams.lean!.counts.get('write')).toBeUndefined();
   });
 
+  it("gives native and caller tools the caller's tools: their calls run with its token, policy and audit", async () => {
+    // A tool that calls another tool by the name it is given, as whoever called it.
+    const relay = defineTool({
+      name: 'relay',
+      description: 'Calls a tool on behalf of the caller.',
+      inputSchema: {
+        type: 'object',
+        properties: { tool: { type: 'string' } },
+        required: ['tool'],
+      },
+      execute: async ({ tool }, context) => {
+        const visible = context.tools!.listTools().map((t) => t.name);
+        try {
+          const result = await context.tools!.callTool(String(tool), { key: 'k', text: 't' });
+          return { visible, ok: !result.isError };
+        } catch (error) {
+          return { visible, refused: (error as Error).message };
+        }
+      },
+    });
+    const { url, audit } = await setup({
+      nativeTools: [relay],
+      callerTools: {
+        // Listed per caller; it hides the upstream's tools from the listing (still callable).
+        forCaller: ({ token, tools }) => ({
+          tools: [
+            defineTool({
+              name: 'whoami',
+              description: 'Says which client calls and how many tools it has.',
+              inputSchema: { type: 'object', properties: {} },
+              execute: (_args, context) =>
+                `${token?.client}: ${context.tools!.listTools().length} of ${tools.listTools().length}`,
+            }),
+          ],
+          lists: (name) => !name.startsWith('lean__'),
+        }),
+      },
+      config: {
+        auth: {
+          tokens: [
+            { token: 'secret-a', client: 'a', allow: ['relay', 'whoami', 'lean__echo'] },
+            { token: 'secret-b', client: 'b', allow: ['relay'] },
+          ],
+        },
+      },
+    });
+    const a = { authorization: 'Bearer secret-a' };
+    const listA = await rpc(
+      `${url}/mcp`,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { ...a, 'mcp-method': 'tools/list' },
+    );
+    expect(listA.body.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      'whoami',
+      'relay',
+    ]);
+    const whoami = await call(`${url}/mcp`, 'whoami', {}, a);
+    expect(whoami.body.result.content[0].text).toBe('a: 2 of 2');
+    // Hidden from the listing, still callable by name as the token allows.
+    expect((await call(`${url}/mcp`, 'lean__echo', { text: 'x' }, a)).body.result).toBeDefined();
+
+    const allowed = await call(`${url}/mcp`, 'relay', { tool: 'lean__echo' }, a);
+    expect(JSON.parse(allowed.body.result.content[0].text)).toMatchObject({ ok: true });
+    const b = { authorization: 'Bearer secret-b' };
+    const refused = await call(`${url}/mcp`, 'relay', { tool: 'lean__lookup' }, b);
+    const answer = JSON.parse(refused.body.result.content[0].text);
+    expect(answer.visible).toEqual(['relay']);
+    expect(answer.refused).toMatch(/not allowed|refused/i);
+    // whoami is not in b's allow list: neither listed nor callable.
+    expect((await call(`${url}/mcp`, 'whoami', {}, b)).body.error.data.policy).toBe(
+      'auth.tokens.allow',
+    );
+    expect(
+      audit
+        .filter((e) => e.tool === 'lean__echo' || e.tool === 'lean__lookup')
+        .map((e) => [e.client, e.tool, e.outcome]),
+    ).toEqual([
+      ['a', 'lean__echo', 'ok'],
+      ['a', 'lean__echo', 'ok'],
+      ['b', 'lean__lookup', 'refused'],
+    ]);
+  });
+
   it('authenticates bearer tokens and limits each token to its allowed tools', async () => {
     const { url } = await setup({
       config: {

@@ -5,7 +5,12 @@ import type { AnyTool } from '@toolwire/schema';
 import type { PathArgumentRule } from './argument-rules.js';
 import type { AuditSink } from './audit-log.js';
 import { runBatch, type BatchCall, type BatchResult } from './batch.js';
-import { CallPipeline, NATIVE, type CallContext } from './call-pipeline.js';
+import {
+  CallPipeline,
+  NATIVE,
+  type CallContext,
+  type CallerToolsProvider,
+} from './call-pipeline.js';
 import { Catalog } from './catalog.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import {
@@ -113,6 +118,8 @@ export interface CreateForwarderOptions {
   maxBodyBytes?: number;
   /** Ping idle streamable-HTTP upstreams this often, ±25% (default 2000 ms; 0 turns it off). */
   probeIntervalMs?: number;
+  /** Tools made per caller on `/mcp` (code mode's `execute_code`), run as that caller. */
+  callerTools?: CallerToolsProvider;
 }
 
 export interface Forwarder {

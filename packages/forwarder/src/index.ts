@@ -25,7 +25,13 @@ export type {
 export type { AuthToken } from '@toolwire/config';
 /** @deprecated The forwarder reads the whole `ToolwireConfig` of `@toolwire/config`. */
 export type { ToolwireConfig as ForwarderConfig } from '@toolwire/config';
-export type { CallContext, ViewScope } from './call-pipeline.js';
+export type {
+  CallContext,
+  CallerTools,
+  CallerToolsProvider,
+  CallerToolSource,
+  ViewScope,
+} from './call-pipeline.js';
 export type { BatchCall, BatchResult } from './batch.js';
 export { MemoryRateLimiter, RedisRateLimiter } from './rate-limiter.js';
 export type { RateLimiter } from './rate-limiter.js';
@@ -74,7 +80,7 @@ export type {
   ProgressNotification,
   RespondWithProgressOptions,
 } from './http-helpers.js';
-export { JsonRpcFault, invalidIdReason } from './json-rpc.js';
+export { JsonRpcFault, invalidIdReason, toolErrorOf } from './json-rpc.js';
 export {
   PARSE_ERROR,
   INVALID_REQUEST,

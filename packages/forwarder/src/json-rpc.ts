@@ -1,3 +1,5 @@
+import { ToolExecutionError, type ToolErrorCategory } from '@toolwire/schema';
+
 /** JSON-RPC 2.0 shapes and the error codes the forwarder answers with. */
 export type JsonRpcId = string | number;
 
@@ -65,6 +67,28 @@ export function errorResponse(
 /** Why a JSON-RPC batch (an array body) is refused. */
 export const BATCHES_REFUSED =
   'Invalid Request: JSON-RPC batches are not supported (removed from MCP in 2025-06-18)';
+
+/** What a model is told a refused or failed call was (the seeds' tool-error categories). */
+const FAULT_CATEGORY: Partial<Record<number, ToolErrorCategory>> = {
+  [POLICY_REFUSED]: 'permissionDenied',
+  [RATE_LIMITED]: 'rateLimited',
+  [INVALID_PARAMS]: 'invalidArguments',
+  [UPSTREAM_TIMEOUT]: 'executionTimeout',
+  [UPSTREAM_UNAVAILABLE]: 'networkError',
+};
+
+/**
+ * A fault of the call pipeline as the tool error a model reads, for tools called on someone's
+ * behalf (a script's calls, a chat endpoint's): category from the code, `data` as details.
+ */
+export function toolErrorOf(fault: JsonRpcFault): ToolExecutionError {
+  return new ToolExecutionError({
+    category: FAULT_CATEGORY[fault.code] ?? 'unknown',
+    message: fault.message,
+    ...(isRecord(fault.data) ? { details: fault.data } : {}),
+    cause: fault,
+  });
+}
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -25,6 +25,7 @@ import {
   SUPPORTED_PROTOCOLS,
 } from './mcp-protocol.js';
 import type { Session, Sessions } from './sessions.js';
+import { withTraceHeaders, type TraceHeaders } from './tracing.js';
 
 export interface DispatchContext {
   token?: AuthToken;
@@ -36,6 +37,8 @@ export interface DispatchContext {
   session?: Session;
   /** The client's network address (for the audit line). */
   address?: string;
+  /** The HTTP request's `traceparent`/`tracestate` (a call's `_meta.traceparent` wins). */
+  trace?: TraceHeaders;
 }
 
 /** Answers one parsed JSON-RPC message; `undefined` for notifications and responses. */
@@ -106,7 +109,8 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
       case 'tools/list': {
         const { tools, hiddenByPolicy, unavailable } = pipeline.visibleTools(context.token, route);
         if (route === undefined) options.onToolsListed?.(hiddenByPolicy, unavailable);
-        if (route === undefined) return { tools: gateway.list(tools) };
+        if (route === undefined)
+          return { tools: gateway.list(await pipeline.listedFor(context.token, tools)) };
         return { tools: tools.map((entry) => listedTool(entry, entry.tool.originalName)) };
       }
       case 'tools/call': {
@@ -121,7 +125,10 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
             throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
           name = entry.tool.name;
         }
-        const meta = isRecord(params._meta) ? params._meta : undefined;
+        const meta = withTraceHeaders(
+          isRecord(params._meta) ? params._meta : undefined,
+          context.trace,
+        );
         const token = meta?.progressToken;
         const { name: _name, arguments: _args, _meta: _m, ...extraParams } = params;
         const gatewayed = route === undefined ? gateway.serverOf(name) : undefined;

@@ -3,6 +3,7 @@ import {
   isToolContentOutput,
   toolOutputToMcp,
   type AnyTool,
+  type ToolExecutionContext,
 } from '@toolwire/schema';
 import type { CallToolResult } from './tool-source.js';
 
@@ -10,11 +11,7 @@ import type { CallToolResult } from './tool-source.js';
 export async function runNativeTool(
   tool: AnyTool,
   args: unknown,
-  context: {
-    signal: AbortSignal;
-    toolCallId: string;
-    onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
-  },
+  context: ToolExecutionContext,
 ): Promise<CallToolResult> {
   if (!tool.execute) {
     return {

@@ -30,6 +30,7 @@ import type { Dispatch, DispatchContext } from './method-dispatch.js';
 import { relayPassthrough } from './passthrough-relay.js';
 import type { Session, Sessions } from './sessions.js';
 import type { ToolSource } from './tool-source.js';
+import { traceHeadersOf } from './tracing.js';
 
 export interface StreamableHttpOptions {
   dispatch: Dispatch;
@@ -201,6 +202,7 @@ export function createStreamableHttp(
           signal: controller.signal,
           notify,
           ...(req.socket.remoteAddress ? { address: req.socket.remoteAddress } : {}),
+          trace: traceHeadersOf(req.headers),
         }),
       );
     } finally {

@@ -21,6 +21,37 @@ function parentContext(carrier: Record<string, unknown> | undefined): Context {
   return isSpanContextValid(spanContext) ? trace.setSpanContext(active, spanContext) : active;
 }
 
+/** The W3C Trace Context headers of an HTTP request, as a `_meta`-style carrier. */
+export interface TraceHeaders {
+  traceparent?: string;
+  tracestate?: string;
+}
+
+/** The `traceparent`/`tracestate` headers of a request (only a single, well-formed `traceparent`). */
+export function traceHeadersOf(
+  headers: Record<string, string | string[] | undefined>,
+): TraceHeaders {
+  const traceparent = headers.traceparent;
+  if (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent.trim())) return {};
+  const tracestate = headers.tracestate;
+  return {
+    traceparent: traceparent.trim(),
+    ...(typeof tracestate === 'string' ? { tracestate } : {}),
+  };
+}
+
+/**
+ * A call's `_meta` with the request's trace headers filled in when it carries no `traceparent` of
+ * its own: `_meta.traceparent` (the MCP convention) wins over the HTTP header.
+ */
+export function withTraceHeaders(
+  meta: Record<string, unknown> | undefined,
+  headers: TraceHeaders | undefined,
+): Record<string, unknown> | undefined {
+  if (!headers?.traceparent || typeof meta?.traceparent === 'string') return meta;
+  return { ...meta, ...headers };
+}
+
 /**
  * Spans around tool calls. The parent comes from `_meta.traceparent` (the 2026-07-28 convention)
  * or the HTTP `traceparent` header; the child's context goes on to the upstream in `_meta` and the

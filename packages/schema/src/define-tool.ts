@@ -3,6 +3,7 @@ import { InvalidToolDefinitionError, type Issue } from './errors.js';
 import { isPlainObject, joinPointer, type JsonSchema } from './json-schema.js';
 import { getSchemaValidator, SchemaCompileError } from './schema-validator.js';
 import type { ToolResultPart } from './tool-result.js';
+import type { ToolSource } from './tool-source.js';
 
 /** MCP tool annotations: hints about behaviour, used by policy, caching, retries and approval. */
 export interface ToolAnnotations {
@@ -29,6 +30,12 @@ export interface ToolExecutionContext {
   signal: AbortSignal;
   /** Reports progress; transports that support it forward it and reset timeouts. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * The tools as the caller of this tool may use them, when the host knows who called (the
+   * forwarder does): a call through it runs as that caller (its token, policy, rate limits, audit)
+   * under this call's trace. Code mode's `execute_code` on a gateway runs its script against it.
+   */
+  tools?: ToolSource;
 }
 
 /** Returned by `execute` to answer with rich content (images, several parts) instead of a value. */

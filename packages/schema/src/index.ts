@@ -150,6 +150,8 @@ export type {
   FinalResponse,
 } from './stage-schemas.js';
 export { compileGlobs, matchesGlob } from './glob.js';
+export { ToolSearchIndex, DEFAULT_SEARCH_LIMIT, searchTerms } from './tool-search.js';
+export type { SearchableTool, ToolSearchMatch, ToolSearchOptions } from './tool-search.js';
 export type { GlobMatcher } from './glob.js';
 export {
   toolResultFromMcp,

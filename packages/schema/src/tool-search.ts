@@ -1,8 +1,10 @@
-import { isPlainObject } from '@toolwire/schema';
-import type { CodeModeToolInfo } from './declarations.js';
+import { isPlainObject } from './json-schema.js';
 
-/** A tool with where it comes from, when the source says (a registry's `source`). */
-export interface SearchableTool extends CodeModeToolInfo {
+/** What the index reads of a tool: a registry tool, an MCP tool, a schema `AnyTool`. */
+export interface SearchableTool {
+  name: string;
+  description?: string | undefined;
+  inputSchema?: unknown;
   /** The MCP server the tool comes from (`native` for built-in tools). */
   source?: string | undefined;
 }
@@ -18,7 +20,8 @@ export interface ToolSearchMatch<T extends SearchableTool = SearchableTool> {
 }
 
 /**
- * A BM25 index over tools: the words of each tool's name (and server), its description and the
+ * A BM25 index over tools, the one ranking of tool search: `search()` in code mode and the
+ * registry's `search` (the gateway's search tool) both use it. It reads the words of each tool's name (and server), its description and the
  * names of its input parameters, with name words counting three times. Words are split on
  * non-letters and camelCase, lower-cased, reduced to a simple stem, and a few verbs and nouns that
  * mean the same to a user (`remove`/`delete`, `find`/`search`, `repo`/`repository`) are folded

@@ -5,7 +5,6 @@ import { generateTools } from '../bench/generated-tools.js';
 import { recordingSource, runSearchTasks, searchTasks } from '../bench/search-tasks.js';
 import { createCodeMode } from './code-mode.js';
 import type { SourceTool } from './tool-source.js';
-import { searchTerms, ToolSearchIndex } from './tool-search.js';
 
 const executor = createQuickJSExecutor({ poolSize: 1 });
 afterAll(() => executor.close());
@@ -48,60 +47,6 @@ const small = [
   ),
   tool('hash', 'Compute a digest of some data.', ['data', 'algorithm']),
 ];
-const names = (query: string, limit?: number) =>
-  new ToolSearchIndex(small)
-    .search(query, limit === undefined ? {} : { limit })
-    .map((match) => match.tool.name);
-
-describe('ToolSearchIndex', () => {
-  it('ranks a tool whose name matches above one whose description only mentions the word', () => {
-    expect(names('move a file')[0]).toBe('fs__move_file');
-    expect(names('read file')[0]).toBe('fs__read_text_file');
-  });
-
-  it('folds word forms and synonyms a user says for the same thing', () => {
-    expect(searchTerms('Removing Repositories')).toEqual(searchTerms('delete repo'));
-    expect(names('remove entities')[0]).toBe('memory__delete_entities');
-    expect(names('add an entity')[0]).toBe('memory__create_entities');
-    expect(names('folders')[0]).toBe('fs__list_directory');
-  });
-
-  it('finds tools by their parameter names and splits camelCase', () => {
-    expect(names('algorithm')).toEqual(['hash']);
-    expect(names('entity names')[0]).toBe('memory__delete_entities');
-  });
-
-  it('uses the server a tool comes from', () => {
-    const index = new ToolSearchIndex([
-      tool('send_message', 'Send a message to a channel.', ['text'], 'slack'),
-      tool('post_message', 'Send a message to a channel.', ['text'], 'teams'),
-    ]);
-    expect(index.search('message on teams').map((m) => m.tool.name)).toEqual([
-      'post_message',
-      'send_message',
-    ]);
-  });
-
-  it('returns at most limit results, nothing for words no tool has, and refuses bad input', () => {
-    expect(names('file', 2)).toHaveLength(2);
-    expect(names('file').length).toBeLessThanOrEqual(5);
-    expect(names('zebra quantum')).toEqual([]);
-    expect(names('the of a')).toEqual([]);
-    expect(() => names('file', 0)).toThrow(/limit must be a positive integer/);
-    expect(() => new ToolSearchIndex(small).search(3 as unknown as string)).toThrow(
-      /expected a query string/,
-    );
-  });
-
-  it('ranks the same way every time (ties keep the listed order)', () => {
-    const twins = [tool('a_copy', 'Copy a thing.'), tool('b_copy', 'Copy a thing.')];
-    expect(new ToolSearchIndex(twins).search('copy').map((m) => m.tool.name)).toEqual([
-      'a_copy',
-      'b_copy',
-    ]);
-  });
-});
-
 describe('search() in code mode', () => {
   it('returns name, identifier, one-line description and signature, and is not a tool call', async () => {
     const source = recordingSource([
