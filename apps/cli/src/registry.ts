@@ -1,5 +1,10 @@
 import { join } from 'node:path';
-import { createRegistry, type Logger, type Registry, type ToolwireConfig } from '@toolwire/mcp';
+import {
+  createRegistry,
+  type Logger,
+  type Registry,
+  type ToolwireConfig,
+} from '@toolwire/mcp/node';
 import type { CliContext } from './context.js';
 import { toolwireCacheDir } from './default-config.js';
 import { createSpinner } from './output.js';

@@ -16,7 +16,7 @@ import {
   SUPPORTED_PROTOCOLS,
   upstreamHealth,
 } from '@toolwire/forwarder';
-import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
+import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp/node';
 import { Gauge } from 'prom-client';
 import { queuedConnections } from './accept-queue.js';
 import { CallLog } from './call-log.js';

@@ -1,14 +1,4 @@
-import type { RegistryTool } from './registry.js';
-
-export interface ToolSearchHit {
-  /** The exposed name (what to call in tools mode). */
-  name: string;
-  source: string;
-  originalName: string;
-  description: string;
-  status: RegistryTool['status'];
-  score: number;
-}
+import type { RegistryTool, ToolSearchHit } from './registry-types.js';
 
 /**
  * Ranks tools by how well their names and descriptions match a query: every query word found in
