@@ -12,11 +12,11 @@ import {
   type ToolErrorCategory,
 } from '@toolwire/schema';
 import { chatModelFromConfig } from './chat-model.js';
-import { gatewayToolSource, visibleTools } from './dashboard-api.js';
+import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
 import { HttpError, markLongLived, readJson, sendJson } from './http-util.js';
 import type { Logger } from './logger.js';
 import type { SharedState } from './shared-state.js';
-import type { Runtime } from './start-server.js';
+import type { Runtime } from './runtime.js';
 
 export interface ChatContext {
   runtime: Runtime;
