@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { loadConfig, type ToolwireConfig } from '@toolwire/mcp/node';
 import { embeddedDefaultConfig } from './default-config.js';
 
-export const DEFAULT_CONFIG_FILE = 'toolwire.config.json';
+const DEFAULT_CONFIG_FILE = 'toolwire.config.json';
 
 export interface ResolvedConfig {
   config: ToolwireConfig;

@@ -10,7 +10,7 @@ import { toolwireCacheDir } from './default-config.js';
 import { createSpinner } from './output.js';
 
 /** Warnings from the registry go to stderr, one line each; debug lines only with TOOLWIRE_DEBUG. */
-export function cliLogger(ctx: CliContext): Logger {
+function cliLogger(ctx: CliContext): Logger {
   const debug = ctx.env.TOOLWIRE_DEBUG !== undefined && ctx.env.TOOLWIRE_DEBUG !== '';
   return {
     warn: (message) => ctx.stderr.write(`${ctx.err.yellow('warning:')} ${message}\n`),

@@ -47,7 +47,7 @@ const FAULT_CATEGORY: Record<number, ToolErrorCategory> = {
 };
 
 /** The gateway's tools for the model: every call goes through the forwarder's policy pipeline. */
-export function gatewayTools(runtime: Runtime, token: AuthToken | undefined): AnyTool[] {
+function gatewayTools(runtime: Runtime, token: AuthToken | undefined): AnyTool[] {
   return visibleTools(runtime, token).map((tool) => ({
     name: tool.name,
     description: tool.description,

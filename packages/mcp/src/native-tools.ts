@@ -162,8 +162,6 @@ export const nativeTools = {
   calculate: calculateTool as AnyTool,
 };
 
-export type NativeToolNameKey = keyof typeof nativeTools;
-
 /** The built-in tools named (default: all three, in the order hash, time, calculate). */
 export function createNativeTools(
   names: readonly string[] = ['hash', 'time', 'calculate'],
