@@ -7,7 +7,7 @@ import {
   type ReasoningPart,
   type ToolResult,
 } from '@toolwire/schema';
-import { dataUrl, toolMessageContent } from './openai-messages.js';
+import { dataUrl, toolMessageContent } from './openai-convert-messages.js';
 
 /** The key under which reasoning parts carry the Responses reasoning item they came from. */
 export const RESPONSES_METADATA_KEY = 'openai-responses';

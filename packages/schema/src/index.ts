@@ -150,6 +150,7 @@ export type {
   FinalResponse,
 } from './stage-schemas.js';
 export { compileGlobs, matchesGlob } from './glob.js';
+export { lazyProvider } from './lazy-provider.js';
 export type { GlobMatcher } from './glob.js';
 export {
   toolResultFromMcp,
