@@ -14,6 +14,13 @@ export interface JsonRpcError {
   data?: unknown;
 }
 
+interface JsonRpcResponse {
+  jsonrpc: '2.0';
+  id: JsonRpcId | null;
+  result?: unknown;
+  error?: JsonRpcError;
+}
+
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
