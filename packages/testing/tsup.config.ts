@@ -6,6 +6,7 @@ export default defineConfig({
     'src/mcp/index.ts',
     'src/memory/index.ts',
     'src/tool-source/index.ts',
+    'src/module-graph/index.ts',
   ],
   format: ['esm'],
   dts: true,

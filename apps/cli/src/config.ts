@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadConfig, type ToolwireConfig } from '@toolwire/mcp';
+import { loadConfig, type ToolwireConfig } from '@toolwire/mcp/node';
 import { embeddedDefaultConfig } from './default-config.js';
 
-export const DEFAULT_CONFIG_FILE = 'toolwire.config.json';
+const DEFAULT_CONFIG_FILE = 'toolwire.config.json';
 
 export interface ResolvedConfig {
   config: ToolwireConfig;

@@ -1,7 +1,10 @@
 import { createRequire } from 'node:module';
-import { embeddedDefaultConfig as sharedDefaultConfig, type ToolwireConfig } from '@toolwire/mcp';
+import {
+  embeddedDefaultConfig as sharedDefaultConfig,
+  type ToolwireConfig,
+} from '@toolwire/mcp/node';
 
-export { toolwireCacheDir } from '@toolwire/mcp';
+export { toolwireCacheDir } from '@toolwire/mcp/node';
 
 const { resolve } = createRequire(import.meta.url);
 

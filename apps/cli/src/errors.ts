@@ -2,7 +2,7 @@ import { ToolwireError, errorMessage } from '@toolwire/schema';
 
 /** Exit codes fixed by SPEC: 0 success, 1 the tool or script failed, 2 bad usage/config/input. */
 export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
+const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
 /** A problem with what the user typed (flags, arguments, files): exit 2. */

@@ -5,7 +5,7 @@ import type { CodeRunFlags } from './commands/code.js';
 import { resolveConfig, type ResolvedConfig } from './config.js';
 import { describeError, EXIT_OK, EXIT_USAGE, exitCodeFor, SilentExitError } from './errors.js';
 
-export const VERSION = '0.1.0';
+const VERSION = '0.1.0';
 
 const PROVIDER_NAMES = [
   'openai',
@@ -18,7 +18,7 @@ const PROVIDER_NAMES = [
 const CHAT_MODES = ['direct', 'code', 'gateway', 'staged'] as const;
 
 /** Positive integer flag values (`--timeout-ms 500`); anything else is a usage error. */
-export function positiveInteger(value: string): number {
+function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) <= 0) {
     throw new InvalidArgumentError('expected a positive whole number.');
   }
@@ -26,7 +26,7 @@ export function positiveInteger(value: string): number {
 }
 
 /** A TCP port, 0 (any free port) to 65535. */
-export function portNumber(value: string): number {
+function portNumber(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65_535) {
     throw new InvalidArgumentError('expected a port number from 0 to 65535.');
   }
@@ -34,7 +34,7 @@ export function portNumber(value: string): number {
 }
 
 /** Whole numbers from 0 (`--max-tool-calls 0` forbids tool calls). */
-export function nonNegativeInteger(value: string): number {
+function nonNegativeInteger(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number (0 or more).');
   return Number(value);
 }
@@ -61,7 +61,7 @@ function loadFor(ctx: CliContext, command: Command): ResolvedConfig {
  * The command tree. Each action loads its module on demand, so `--help` or `tools list` does not
  * pay for the TypeScript checker or the provider SDKs.
  */
-export function createProgram(ctx: CliContext): Command {
+function createProgram(ctx: CliContext): Command {
   const program = new Command('toolwire')
     .description(
       'List and call tools, run code mode scripts, and chat with a model that uses them.',

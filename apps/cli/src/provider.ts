@@ -1,9 +1,8 @@
 import type { ToolwireConfig } from '@toolwire/mcp';
 import { ToolwireError, type ChatModel } from '@toolwire/schema';
 
-export type ProviderName =
-  'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'xai' | 'google';
-export const PROVIDERS: readonly ProviderName[] = [
+type ProviderName = 'openai' | 'openai-responses' | 'anthropic' | 'ollama' | 'xai' | 'google';
+const PROVIDERS: readonly ProviderName[] = [
   'openai',
   'openai-responses',
   'anthropic',
@@ -12,15 +11,15 @@ export const PROVIDERS: readonly ProviderName[] = [
   'google',
 ];
 
-export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
+const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 // The adapters' own defaults, repeated so that only the chosen provider's SDK is loaded.
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const XAI_BASE_URL = 'https://api.x.ai/v1';
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
-export const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com';
+const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com';
 
 /** Models used when neither `--model` nor the config names one (Ollama: the first one installed). */
-export const DEFAULT_MODELS: Record<Exclude<ProviderName, 'ollama'>, string> = {
+const DEFAULT_MODELS: Record<Exclude<ProviderName, 'ollama'>, string> = {
   openai: 'gpt-5.4-mini',
   'openai-responses': 'gpt-5.4-mini',
   anthropic: 'claude-sonnet-4-6',
@@ -48,7 +47,7 @@ export function whatToConfigure(probed: string): string {
 }
 
 /** The provider cannot be used as configured (no key, no model, nothing to talk to): exit 2. */
-export class ProviderNotConfiguredError extends ToolwireError {
+class ProviderNotConfiguredError extends ToolwireError {
   constructor(message: string) {
     super('provider_not_configured', { message });
     this.name = 'ProviderNotConfiguredError';

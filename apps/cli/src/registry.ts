@@ -1,11 +1,16 @@
 import { join } from 'node:path';
-import { createRegistry, type Logger, type Registry, type ToolwireConfig } from '@toolwire/mcp';
+import {
+  createRegistry,
+  type Logger,
+  type Registry,
+  type ToolwireConfig,
+} from '@toolwire/mcp/node';
 import type { CliContext } from './context.js';
 import { toolwireCacheDir } from './default-config.js';
 import { createSpinner } from './output.js';
 
 /** Warnings from the registry go to stderr, one line each; debug lines only with TOOLWIRE_DEBUG. */
-export function cliLogger(ctx: CliContext): Logger {
+function cliLogger(ctx: CliContext): Logger {
   const debug = ctx.env.TOOLWIRE_DEBUG !== undefined && ctx.env.TOOLWIRE_DEBUG !== '';
   return {
     warn: (message) => ctx.stderr.write(`${ctx.err.yellow('warning:')} ${message}\n`),

@@ -12,7 +12,7 @@ import { fork } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createForwarder } from '@toolwire/forwarder';
-import { createRegistry, loadConfig } from '@toolwire/mcp';
+import { createRegistry, loadConfig } from '@toolwire/mcp/node';
 import { startServer } from '../dist/index.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);

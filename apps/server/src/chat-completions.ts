@@ -6,11 +6,11 @@ import { JsonRpcFault, toolErrorOf, type AuthToken } from '@toolwire/forwarder';
 import { toToolResult } from '@toolwire/mcp';
 import { toolContent, type AnyTool, type Message } from '@toolwire/schema';
 import { chatModelFromConfig } from './chat-model.js';
-import { gatewayToolSource, visibleTools } from './dashboard-api.js';
+import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
 import { HttpError, markLongLived, readJson, sendJson } from './http-util.js';
 import type { Logger } from './logger.js';
 import type { SharedState } from './shared-state.js';
-import type { Runtime } from './start-server.js';
+import type { Runtime } from './runtime.js';
 
 export interface ChatContext {
   runtime: Runtime;
@@ -35,7 +35,7 @@ export function openAiError(
 }
 
 /** The gateway's tools for the model: every call goes through the forwarder's policy pipeline. */
-export function gatewayTools(runtime: Runtime, token: AuthToken | undefined): AnyTool[] {
+function gatewayTools(runtime: Runtime, token: AuthToken | undefined): AnyTool[] {
   return visibleTools(runtime, token).map((tool) => ({
     name: tool.name,
     description: tool.description,

@@ -1,15 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  generateDeclarations,
-  resolveCodeModeSettings,
-  runCode,
-  type CodeModeToolSource,
-} from '@toolwire/codemode';
+import { generateDeclarations, resolveCodeModeSettings, runCode } from '@toolwire/codemode';
 import { isKnownProtocol, JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
 import type { CallLog } from './call-log.js';
 import { HttpError, readJson, sendJson } from './http-util.js';
 import type { SharedState } from './shared-state.js';
-import type { Runtime } from './start-server.js';
+import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
+import type { Runtime } from './runtime.js';
 
 export interface DashboardApiContext {
   runtime: Runtime;
@@ -22,20 +18,6 @@ export interface DashboardApiContext {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Tools this token may see, as the dashboard and the playground show them. */
-export function visibleTools(runtime: Runtime, token: AuthToken | undefined) {
-  return runtime.forwarder.pipeline.visibleTools(token).tools.map(({ tool }) => ({
-    name: tool.name,
-    description: tool.description ?? '',
-    source: tool.source,
-    originalName: tool.originalName,
-    status: tool.status ?? 'ok',
-    inputSchema: tool.inputSchema as Record<string, unknown>,
-    ...(tool.outputSchema ? { outputSchema: tool.outputSchema as Record<string, unknown> } : {}),
-    ...(tool.annotations ? { annotations: tool.annotations } : {}),
-  }));
 }
 
 /**
@@ -60,17 +42,6 @@ export function visibleServers(runtime: Runtime, token: AuthToken | undefined) {
         : {}),
       restarts: s.restarts,
     }));
-}
-
-/**
- * The gateway's tools as this token may use them, every call sent through the forwarder's policy
- * pipeline as that caller (what `/api/code` and the chat endpoints run code against).
- */
-export function gatewayToolSource(
-  runtime: Runtime,
-  token: AuthToken | undefined,
-): CodeModeToolSource {
-  return runtime.forwarder.pipeline.asCaller(token ? { token } : {});
 }
 
 function faultBody(error: unknown): { code: number; message: string; data?: unknown } {

@@ -3,9 +3,9 @@ import {
   embeddedDefaultConfig as sharedDefaultConfig,
   toolwireCacheDir,
   type ToolwireConfig,
-} from '@toolwire/mcp';
+} from '@toolwire/mcp/node';
 
-export { ensureDemoFolder, toolwireCacheDir } from '@toolwire/mcp';
+export { ensureDemoFolder, toolwireCacheDir } from '@toolwire/mcp/node';
 
 const { resolve } = createRequire(import.meta.url);
 

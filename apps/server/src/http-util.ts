@@ -10,7 +10,6 @@ export {
   authenticate,
   checkJsonContentType,
   decodePathSegment,
-  readBody,
   readJson,
   sendJson,
   sendHttpError as sendError,

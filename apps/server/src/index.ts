@@ -5,7 +5,8 @@ export {
   DEFAULT_CONFIG_FILE,
   SERVER_VERSION,
 } from './start-server.js';
-export type { StartServerOptions, RunningServer, Runtime } from './start-server.js';
+export type { StartServerOptions, RunningServer } from './start-server.js';
+export type { Runtime } from './runtime.js';
 export { embeddedDefaultConfig, ensureDemoFolder, toolwireCacheDir } from './default-config.js';
 export { SessionCodec } from '@toolwire/forwarder';
 export type { SessionClaims } from '@toolwire/forwarder';

@@ -21,7 +21,7 @@ const TEXT_PARTS = ['input_text', 'output_text', 'text'];
  * `stream`, `temperature`, `max_output_tokens`. Client tools, tool items and
  * `previous_response_id` are refused: the gateway runs its own tools and keeps no responses.
  */
-export function parseResponsesRequest(body: unknown): ParsedRequest {
+function parseResponsesRequest(body: unknown): ParsedRequest {
   if (!isRecord(body))
     throw openAiError(400, 'The body must be a JSON object', null, 'invalid_type');
   if (body.tools !== undefined && !(Array.isArray(body.tools) && body.tools.length === 0))

@@ -14,7 +14,7 @@ export interface ServerArgs {
   help: boolean;
 }
 
-export const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] [--port 8787] [--allowed-hosts a,b|*] [--request-timeout-ms 30000] [--drain-ms 5000]
+const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] [--port 8787] [--allowed-hosts a,b|*] [--request-timeout-ms 30000] [--drain-ms 5000]
 
   --config FILE         toolwire.config.json (default: ./toolwire.config.json if present, else the built-in configuration)
   --host HOST           address to bind (default 127.0.0.1)

@@ -9,17 +9,17 @@ import {
   type AuditEntry,
   type AuthToken,
   type CircuitBreakerOptions,
-  type Forwarder,
   Sessions,
   isGatewayed,
   isKnownProtocol,
   SUPPORTED_PROTOCOLS,
   upstreamHealth,
 } from '@toolwire/forwarder';
-import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp';
+import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp/node';
 import { Gauge } from 'prom-client';
 import { queuedConnections } from './accept-queue.js';
 import { CallLog } from './call-log.js';
+import type { Runtime } from './runtime.js';
 import { handleChatCompletions, handleModels, sendOpenAiError } from './chat-completions.js';
 import { handleResponses } from './responses-endpoint.js';
 import { handleDashboardApi, visibleServers } from './dashboard-api.js';
@@ -105,16 +105,6 @@ export interface RunningServer {
   readonly configFile: string | undefined;
   /** The running pieces (for embedding and tests). */
   readonly runtime: Runtime;
-}
-
-export interface Runtime {
-  config: ToolwireConfig;
-  registry: Registry;
-  forwarder: Forwarder;
-  tokens: ReadonlyMap<string, AuthToken>;
-  /** Responses not finished yet (long-lived streams are marked with `markLongLived`). */
-  active: Set<ServerResponse>;
-  registryKey: string;
 }
 
 interface ConfigSource {

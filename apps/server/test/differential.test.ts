@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { serverEntry } from '@toolwire/mcp';
+import { serverEntry } from '@toolwire/mcp/node';
 import { startFixtureHttpServer, type FixtureHttpServer } from '@toolwire/testing/mcp';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { serverEntry } from '@toolwire/mcp';
+import { serverEntry } from '@toolwire/mcp/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN_DIR, SERVER_ROOT } from './global-setup.js';
 import { freePort, modernCall, startRedis, textOf, waitFor } from './helpers.js';

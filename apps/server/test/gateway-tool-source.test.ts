@@ -1,5 +1,5 @@
 import { runToolSourceContract } from '@toolwire/testing/tool-source';
-import { gatewayToolSource } from '../src/dashboard-api.js';
+import { gatewayToolSource } from '../src/gateway-tool-source.js';
 import { startGateway } from './helpers.js';
 
 runToolSourceContract({

@@ -1,5 +1,5 @@
 import type { ChatWarning, ToolCall, ToolResult } from '@toolwire/schema';
-import type { AgentResult } from './create-agent.js';
+import type { AgentResult } from './agent-result.js';
 import type { AgentStep, StepKind, StepRequest } from './agent-transcript.js';
 
 /**

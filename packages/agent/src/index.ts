@@ -1,17 +1,15 @@
 export { createAgent } from './create-agent.js';
+export type { Agent, AgentInput, RunOptions } from './create-agent.js';
 export type {
-  Agent,
   AgentOptions,
-  AgentResult,
-  AgentInput,
-  RunOptions,
   ToolProvider,
   ToolListMode,
   ApprovalRequest,
   ApprovalDecision,
   RepairToolCallRequest,
   ToolCallingMode,
-} from './create-agent.js';
+} from './agent-options.js';
+export type { AgentResult } from './agent-result.js';
 export type { AgentEvent } from './agent-event.js';
 export type {
   AgentMode,

@@ -17,7 +17,7 @@ import {
 import type { AgentEvent } from './agent-event.js';
 import type { AgentStep, StepKind, StepRequest } from './agent-transcript.js';
 import { errorRecord, runCancelled } from './agent-errors.js';
-import type { ResolvedAgentOptions } from './create-agent.js';
+import type { ResolvedAgentOptions } from './agent-options.js';
 
 /** Everything one run shares between the loop or pipeline and the helpers. */
 export interface RunContext {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAnthropic } from '@toolwire/anthropic';
 import { createCodeMode, type CodeMode } from '@toolwire/codemode';
-import { createRegistry, type Registry } from '@toolwire/mcp';
+import { createRegistry, type Registry } from '@toolwire/mcp/node';
 import { createOllama } from '@toolwire/ollama';
 import { createOpenAI } from '@toolwire/openai';
 import { CancelledError, type ChatModel } from '@toolwire/schema';

@@ -12,7 +12,7 @@ import {
   type Usage,
 } from '@toolwire/schema';
 
-export interface ScriptedAnswer {
+interface ScriptedAnswer {
   text?: string;
   toolCalls?: Array<{ id?: string; name: string; arguments: unknown }>;
   finishReason?: FinishReason;
@@ -34,7 +34,7 @@ export interface ScriptedModel extends ChatModel {
   push(...turns: ScriptedTurn[]): void;
 }
 
-export const FULL_CAPABILITIES: ModelCapabilities = {
+const FULL_CAPABILITIES: ModelCapabilities = {
   toolCalling: true,
   parallelToolCalls: true,
   streamingToolCalls: true,

@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { lazyProvider } from '@toolwire/schema';
 import { AnthropicChatModel, type AnthropicModelSettings } from './anthropic-chat-model.js';
 
-export interface AnthropicProviderOptions {
+export interface AnthropicProviderSettings {
   /** Defaults to the `ANTHROPIC_API_KEY` environment variable (read by the SDK). */
   apiKey?: string;
   /** Defaults to `https://api.anthropic.com` (or `ANTHROPIC_BASE_URL`). */
@@ -28,7 +29,7 @@ export type AnthropicProvider = (
  * Creates the Anthropic provider: `createAnthropic({ apiKey })('claude-sonnet-4-6')` is a
  * `ChatModel`. The SDK client is created on first use and shared by the provider's models.
  */
-export function createAnthropic(options: AnthropicProviderOptions = {}): AnthropicProvider {
+export function createAnthropic(options: AnthropicProviderSettings = {}): AnthropicProvider {
   let client: Anthropic | undefined;
   const getClient = () =>
     (client ??= new Anthropic({
@@ -50,3 +51,9 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     });
   };
 }
+
+/** @deprecated Use `AnthropicProviderSettings` (the same type; every adapter names it `XProviderSettings`). */
+export type AnthropicProviderOptions = AnthropicProviderSettings;
+
+/** The default provider (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`), created on first use. */
+export const anthropic: AnthropicProvider = lazyProvider(() => createAnthropic());

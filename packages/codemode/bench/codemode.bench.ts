@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createQuickJSExecutor } from '@toolwire/executor';
-import { createRegistry, type McpServerConfig, type Registry } from '@toolwire/mcp';
+import { createRegistry, type McpServerConfig, type Registry } from '@toolwire/mcp/node';
 import {
   convertSchema,
   executeToolCalls,

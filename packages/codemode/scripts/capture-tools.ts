@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createRegistry } from '@toolwire/mcp';
+import { createRegistry } from '@toolwire/mcp/node';
 
 const require = createRequire(import.meta.url);
 const bin = (pkg: string) => require.resolve(`@modelcontextprotocol/${pkg}/dist/index.js`);

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createQuickJSExecutor } from '@toolwire/executor';
-import { createRegistry, type Registry } from '@toolwire/mcp';
+import { createRegistry, type Registry } from '@toolwire/mcp/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeMode, type CodeMode } from './code-mode.js';
 

@@ -1,4 +1,4 @@
-import { loadConfig } from '@toolwire/mcp';
+import { loadConfig } from '@toolwire/mcp/node';
 import { describe, expect, it } from 'vitest';
 import { resolveCodeModeSettings } from './code-mode-settings.js';
 

@@ -4,7 +4,7 @@ import type { Declarations } from './declarations.js';
 /** Default of `descriptionBudgetTokens`: the whole `execute_code` description, at any tool count. */
 export const DEFAULT_DESCRIPTION_BUDGET_TOKENS = 1300;
 
-export interface ServerSummary {
+interface ServerSummary {
   name: string;
   /** The server's `instructions` (MCP initialize result), when it sent some. */
   instructions?: string | undefined;
@@ -91,7 +91,7 @@ function compose(
 }
 
 /** The server a tool belongs to: its `source`, else the part of its name before `__`. */
-export function serverOf(tool: SearchableTool): string | undefined {
+function serverOf(tool: SearchableTool): string | undefined {
   if (typeof tool.source === 'string' && tool.source !== '') return tool.source;
   const separator = tool.name.indexOf('__');
   return separator > 0 ? tool.name.slice(0, separator) : undefined;

@@ -2,7 +2,7 @@ import { UnsupportedFeatureError } from '@toolwire/schema';
 import { InvalidRunOptionsError } from './errors.js';
 import { createIsolatedVMExecutor } from './isolated-vm-executor.js';
 import { createQuickJSExecutor } from './quickjs-executor.js';
-import type { ExecutionLimits } from './limits.js';
+import type { ExecutionLimits } from './types.js';
 import type { Executor } from './types.js';
 
 export type ExecutorBackend = 'quickjs' | 'isolated-vm' | 'auto';

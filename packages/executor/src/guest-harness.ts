@@ -32,12 +32,6 @@ export interface GuestError {
   resultBytes?: number;
 }
 
-/**
- * The guest's outcome string: `"1"` + the result's JSON (nothing after the `1` for undefined),
- * or `"0"` + a `GuestError` as JSON.
- */
-export type GuestOutcome = string;
-
 export const harnessSource = String.raw`(function (call, log, done, configJson) {
   'use strict';
   const g = globalThis;

@@ -6,7 +6,6 @@ export { createIsolatedVMExecutor, isIsolatedVMAvailable } from './isolated-vm-e
 export type { IsolatedVMExecutorOptions } from './isolated-vm-executor.js';
 export { defaultLimits, resolveLimits } from './limits.js';
 export { sourceTooLarge } from './prepare-script.js';
-export type { ExecutionLimits } from './limits.js';
 export { ExecutionError, InvalidRunOptionsError, ExecutorClosedError } from './errors.js';
 export type {
   Executor,
@@ -20,4 +19,5 @@ export type {
   ToolCallRecord,
   ExecutionErrorInfo,
   ExecutionErrorKind,
+  ExecutionLimits,
 } from './types.js';

@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { UnsupportedFeatureError } from '@toolwire/schema';
 import { ExecutorClosedError } from './errors.js';
 import { resolveLimits } from './limits.js';
-import type { ExecutionLimits } from './limits.js';
+import type { ExecutionLimits } from './types.js';
 import type { RunnerMessage } from './protocol.js';
 import { checkPoolSize, siblingEntry } from './quickjs-executor.js';
 import { runScript } from './run-script.js';

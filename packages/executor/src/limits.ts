@@ -1,29 +1,5 @@
 import { InvalidRunOptionsError } from './errors.js';
-
-/** Every limit a run is held to. Sizes are UTF-8 bytes; times are milliseconds. */
-export interface ExecutionLimits {
-  /** Wall time for the whole run, including time spent awaiting tools. */
-  timeoutMs: number;
-  /** Heap the script may use (engine limit; the worker or isolate is capped too). */
-  memoryBytes: number;
-  /** Call stack the script may use. */
-  stackBytes: number;
-  /** Size of the script itself, checked before it is parsed. */
-  maxSourceBytes: number;
-  /** Size of the returned value as JSON. */
-  maxResultBytes: number;
-  /** Console output kept; later output is dropped and the result says it was truncated. */
-  maxLogBytes: number;
-  maxLogLines: number;
-  /** Tool calls per run; one more ends the run with `too-many-tool-calls`. */
-  maxToolCalls: number;
-  /** Tool calls running at once; further calls wait for a free slot. */
-  maxInFlight: number;
-  /** Size of one tool call's arguments as JSON. */
-  maxToolInputBytes: number;
-  /** Size of one tool call's result as JSON. */
-  maxToolOutputBytes: number;
-}
+import type { ExecutionLimits } from './types.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

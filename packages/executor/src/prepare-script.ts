@@ -16,7 +16,7 @@ export interface PreparedScript {
 }
 
 /** `length` characters inserted before column `column` (0-based) of line `line` (1-based). */
-export interface Insertion {
+interface Insertion {
   line: number;
   column: number;
   length: number;

@@ -3,7 +3,7 @@
 import type { GuestError, HarnessConfig } from './guest-harness.js';
 import type { LogLevel } from './types.js';
 
-export interface RunnerLimits {
+interface RunnerLimits {
   timeoutMs: number;
   memoryBytes: number;
   stackBytes: number;

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ExecutorClosedError, InvalidRunOptionsError } from './errors.js';
 import { resolveLimits } from './limits.js';
-import type { ExecutionLimits } from './limits.js';
+import type { ExecutionLimits } from './types.js';
 import type { RunnerMessage } from './protocol.js';
 import { runScript } from './run-script.js';
 import { RunnerPool } from './runner-pool.js';

@@ -3,7 +3,7 @@ import type { ToolErrorCategory } from '@toolwire/schema';
 import { InvalidRunOptionsError } from './errors.js';
 import type { GuestError } from './guest-harness.js';
 import { resolveLimits } from './limits.js';
-import type { ExecutionLimits } from './limits.js';
+import type { ExecutionLimits } from './types.js';
 import { LogBudget } from './log-budget.js';
 import { originalColumn, prepareScript } from './prepare-script.js';
 import type { PreparedScript } from './prepare-script.js';

@@ -17,7 +17,7 @@ export type Era =
   | { kind: 'reject'; status: number; error: { code: number; message: string; data?: unknown } };
 
 /** Why the `Mcp-Method` / `Mcp-Name` headers disagree with the body, if they do. */
-export function headerMismatch(
+function headerMismatch(
   req: IncomingMessage,
   request: Record<string, unknown>,
 ): string | undefined {

@@ -5,12 +5,7 @@ import type { AnyTool } from '@toolwire/schema';
 import type { PathArgumentRule } from './argument-rules.js';
 import type { AuditSink } from './audit-log.js';
 import { runBatch, type BatchCall, type BatchResult } from './batch.js';
-import {
-  CallPipeline,
-  NATIVE,
-  type CallContext,
-  type CallerToolsProvider,
-} from './call-pipeline.js';
+import { CallPipeline, type CallContext, type CallerToolsProvider } from './call-pipeline.js';
 import { Catalog } from './catalog.js';
 import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import {
@@ -317,5 +312,3 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     },
   };
 }
-
-export { NATIVE };

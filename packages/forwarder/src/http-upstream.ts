@@ -3,10 +3,10 @@ import { readSseEvents } from './sse.js';
 import { isRecord, JsonRpcFault, type JsonRpcId } from './json-rpc.js';
 
 export const MODERN_PROTOCOL = '2026-07-28';
-export const LEGACY_PROTOCOL = '2025-11-25';
-export const PROTOCOL_META_KEY = 'io.modelcontextprotocol/protocolVersion';
-export const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
-export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
+const LEGACY_PROTOCOL = '2025-11-25';
+const PROTOCOL_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
+const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
 
 const CLIENT_INFO = { name: 'toolwire-forwarder', version: '0.1.0' };
 

@@ -16,7 +16,7 @@ export interface JsonRpcError {
   data?: unknown;
 }
 
-export interface JsonRpcResponse {
+interface JsonRpcResponse {
   jsonrpc: '2.0';
   id: JsonRpcId | null;
   result?: unknown;

@@ -13,7 +13,7 @@ export type PolicySubject =
   | { kind: 'resources'; server: string };
 
 /** The pattern that grants an upstream's resources and resource templates (SPEC.md). */
-export function resourcesPattern(server: string): string {
+function resourcesPattern(server: string): string {
   return `resources:${server}`;
 }
 

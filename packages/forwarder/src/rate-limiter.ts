@@ -16,7 +16,7 @@ export interface RateLimiter {
  * and the state to store when allowed. The Redis store runs the same steps in `GCRA_LUA` below,
  * atomically; the same test cases run against both.
  */
-export function gcraStep(
+function gcraStep(
   stored: number | undefined,
   perMinute: number,
   now: number,

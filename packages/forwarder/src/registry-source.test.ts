@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read nested JSON-RPC answers */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createRegistry, loadConfig, type Registry } from '@toolwire/mcp';
+import { createRegistry, loadConfig, type Registry } from '@toolwire/mcp/node';
 import { fixtureStdioConfig } from '@toolwire/testing/mcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLeanUpstream, type LeanUpstream } from '../test/fixtures/lean-upstream.js';

@@ -1,4 +1,4 @@
-import type { ModelCapabilities } from '@toolwire/schema';
+import { lazyProvider, type ModelCapabilities } from '@toolwire/schema';
 import { GoogleGenAI, type GenerateContentConfig, type GoogleGenAIOptions } from '@google/genai';
 import { GoogleChatModel } from './google-chat-model.js';
 
@@ -112,3 +112,6 @@ export function createGoogle(settings: GoogleProviderSettings = {}): GoogleProvi
   });
   return provider;
 }
+
+/** The default provider (`GEMINI_API_KEY` or `GOOGLE_API_KEY`), created on first use. */
+export const google: GoogleProvider = lazyProvider(() => createGoogle());

@@ -9,7 +9,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startFixtureHttpServer } from '@toolwire/testing/mcp';
 import { Bench } from 'tinybench';
-import { createRegistry, type McpServerConfig } from '../src/index.js';
+import { createRegistry, type McpServerConfig } from '../src/node.js';
 import { benchRows } from '@toolwire/bench-kit';
 
 const bin = (name: string) =>

@@ -1,7 +1,8 @@
 import { fixtureStdioConfig } from '@toolwire/testing/mcp';
 import { executeToolCalls, type AnyTool, type ToolResult } from '@toolwire/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry, type Registry } from './registry.js';
+import { createRegistry } from './node-registry.js';
+import type { Registry } from './registry-types.js';
 
 let registry: Registry;
 let tools: AnyTool[];

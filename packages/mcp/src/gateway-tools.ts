@@ -11,7 +11,7 @@ import {
   type AnyTool,
 } from '@toolwire/schema';
 import { assignToolNames, type NamingEntry } from './naming.js';
-import type { Registry, RegistryTool } from './registry.js';
+import type { Registry, RegistryTool } from './registry-types.js';
 
 /** The name of the cross-server search tool in gateway mode. */
 export const SEARCH_TOOL_NAME = 'search';

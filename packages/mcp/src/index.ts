@@ -1,6 +1,6 @@
+// The root entry runs anywhere (no node: imports; a test checks): processes, files and the loopback
+// OAuth listener are in `@toolwire/mcp/node`, which also wires them into `createRegistry`.
 // The configuration lives in @toolwire/config; re-exported so existing imports keep working.
-export { loadConfig } from '@toolwire/config/node';
-export type { LoadConfigOptions } from '@toolwire/config/node';
 export {
   configJsonSchema,
   transportOf,
@@ -19,13 +19,6 @@ export type {
   ProtocolMode,
   UnsetVariable,
 } from '@toolwire/config';
-export {
-  embeddedDefaultConfig,
-  ensureDemoFolder,
-  serverEntry,
-  toolwireCacheDir,
-} from './default-config.js';
-export type { EmbeddedDefaultConfigOptions, ResolveSpecifier } from './default-config.js';
 export { ConfigError, ServerUnavailableError, ToolCallProtocolError } from './errors.js';
 export { createRegistry } from './registry.js';
 export type {
@@ -34,10 +27,17 @@ export type {
   ServerInfo,
   CallToolOptions,
   CreateRegistryOptions,
+  RegistryOAuthOptions,
   ListChangedEvent,
   ToolStatus,
-} from './registry.js';
-export type { ServerStatus, ServerRequestHandlers } from './server-connection.js';
+  ToolSearchHit,
+  ToolCache,
+  ServerStatus,
+  ServerRequestHandlers,
+  StdioTransport,
+  StdioTransportFactory,
+  StdioTransportOptions,
+} from './registry-types.js';
 export {
   assignToolNames,
   fitName,
@@ -58,28 +58,19 @@ export { evaluateExpression, ExpressionError } from './calculate.js';
 export { toolResultFromMcp as toToolResult } from '@toolwire/schema';
 export { createGatewayTools, SEARCH_TOOL_NAME } from './gateway-tools.js';
 export { searchTools } from './search-tools.js';
-export type { ToolSearchHit } from './search-tools.js';
-export { ProcessTransport } from './stdio-transport.js';
-export type { ProcessTransportOptions } from './stdio-transport.js';
-export { createOAuthSessionFactory } from './oauth.js';
-export type { RegistryOAuthOptions } from './oauth.js';
 export {
   OAuthSession,
   OAuthAuthorizationError,
   DEFAULT_OAUTH_REDIRECT_URL,
 } from './oauth-session.js';
 export type { OAuthSessionOptions } from './oauth-session.js';
-export {
-  createLoopbackAuthorizationHandler,
-  createHeadlessAuthorizationHandler,
-} from './oauth-handlers.js';
+export { createHeadlessAuthorizationHandler } from './oauth-handlers.js';
 export type {
   AuthorizationHandler,
   AuthorizationRequest,
-  LoopbackAuthorizationHandlerOptions,
   HeadlessAuthorizationHandlerOptions,
 } from './oauth-handlers.js';
-export { FileOAuthTokenStore, MemoryOAuthTokenStore } from './oauth-token-store.js';
+export { MemoryOAuthTokenStore } from './oauth-token-store.js';
 export type { OAuthTokenStore, OAuthCredentials } from './oauth-token-store.js';
 export { stderrLogger } from './logger.js';
 export type { Logger } from './logger.js';

@@ -6,8 +6,8 @@ export interface Logger {
   error?: (message: string) => void;
 }
 
-/** Warnings and errors to stderr; nothing else. */
+/** Warnings and errors to stderr (through the console, which every runtime has); nothing else. */
 export const stderrLogger: Logger = {
-  warn: (message) => process.stderr.write(`[toolwire/mcp] warning: ${message}\n`),
-  error: (message) => process.stderr.write(`[toolwire/mcp] error: ${message}\n`),
+  warn: (message) => console.error(`[toolwire/mcp] warning: ${message}`),
+  error: (message) => console.error(`[toolwire/mcp] error: ${message}`),
 };

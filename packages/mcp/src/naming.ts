@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 export type NamingStrategy = 'prefix' | 'flat' | 'custom';
 
@@ -123,7 +124,7 @@ export function fitName(name: string, maxLength: number, seed: string): string {
 
 /** `name` cut to fit, followed by `_` and 8 hex characters of a hash of `seed`. */
 export function withHashSuffix(name: string, maxLength: number, seed: string): string {
-  const suffix = `_${createHash('sha256').update(seed).digest('hex').slice(0, 8)}`;
+  const suffix = `_${bytesToHex(sha256(utf8ToBytes(seed))).slice(0, 8)}`;
   return `${name.slice(0, Math.max(1, maxLength - suffix.length)).replace(/[_-]+$/, '')}${suffix}`;
 }
 

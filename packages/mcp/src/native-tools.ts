@@ -1,4 +1,6 @@
-import { createHash } from 'node:crypto';
+import { md5 } from '@noble/hashes/legacy.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { defineTool, ToolExecutionError, type AnyTool } from '@toolwire/schema';
 import { evaluateExpression, ExpressionError } from './calculate.js';
 import { ConfigError } from './errors.js';
@@ -28,14 +30,22 @@ export const hashTool = defineTool({
   },
   annotations: { title: 'Hash', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   execute: ({ data, algorithm }) => {
-    const text = String(data);
+    const bytes = utf8ToBytes(String(data));
     const result =
       algorithm === 'base64'
-        ? Buffer.from(text, 'utf8').toString('base64')
-        : createHash(String(algorithm)).update(text, 'utf8').digest('hex');
+        ? base64(bytes)
+        : bytesToHex(algorithm === 'md5' ? md5(bytes) : sha256(bytes));
     return { algorithm: String(algorithm), result };
   },
 });
+
+/** Standard base64 of bytes, without `Buffer` (the root entry runs outside Node too). */
+function base64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let at = 0; at < bytes.length; at += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  return btoa(binary);
+}
 
 /** `time {name: get_time_utc|parse_time, time_string?}` (seed 000). */
 export const timeTool = defineTool({
@@ -151,8 +161,6 @@ export const nativeTools = {
   time: timeTool as AnyTool,
   calculate: calculateTool as AnyTool,
 };
-
-export type NativeToolNameKey = keyof typeof nativeTools;
 
 /** The built-in tools named (default: all three, in the order hash, time, calculate). */
 export function createNativeTools(

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loopbackPreloadPath } from '@toolwire/testing/mcp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRegistry, type Registry } from './registry.js';
+import { createRegistry } from './node-registry.js';
+import type { Registry } from './registry-types.js';
 
 // The three reference servers from npm, run from node_modules (no network, no npx).
 const bin = (name: string) =>

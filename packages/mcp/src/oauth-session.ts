@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
 import {
   OAuthClientFlowError,
   OAuthError,
@@ -91,7 +91,7 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   state(): string {
-    this.expectedState = randomBytes(16).toString('base64url');
+    this.expectedState = bytesToHex(randomBytes(16));
     return this.expectedState;
   }
 

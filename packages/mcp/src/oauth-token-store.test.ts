@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileOAuthTokenStore, MemoryOAuthTokenStore } from './oauth-token-store.js';
+import { FileOAuthTokenStore } from './file-oauth-token-store.js';
+import { MemoryOAuthTokenStore } from './oauth-token-store.js';
 
 const tokens = { access_token: 'a1', token_type: 'Bearer', refresh_token: 'r1' };
 const client = { client_id: 'c1', redirect_uris: ['http://127.0.0.1:1/cb'] };

@@ -3,14 +3,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createHeadlessAuthorizationHandler,
-  createLoopbackAuthorizationHandler,
-  type AuthorizationHandler,
-} from './oauth-handlers.js';
+import { createHeadlessAuthorizationHandler, type AuthorizationHandler } from './oauth-handlers.js';
+import { createLoopbackAuthorizationHandler } from './oauth-loopback-handler.js';
 import { MemoryOAuthTokenStore } from './oauth-token-store.js';
 import { ServerUnavailableError } from './errors.js';
-import { createRegistry, type Registry } from './registry.js';
+import { createRegistry } from './node-registry.js';
+import type { Registry } from './registry-types.js';
 import { startOAuthFixture, type OAuthFixture } from './testing/oauth-fixture.js';
 
 const quiet = { warn: () => {}, info: () => {}, debug: () => {} };

@@ -1,6 +1,6 @@
 import { fixtureStdioConfig } from '@toolwire/testing/mcp';
 import { runToolSourceContract } from '@toolwire/testing/tool-source';
-import { createRegistry } from './registry.js';
+import { createRegistry } from './node-registry.js';
 
 runToolSourceContract({
   name: '@toolwire/mcp registry (native tools + a stdio MCP server)',

@@ -16,7 +16,8 @@ import {
 } from '@toolwire/schema';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerUnavailableError } from './errors.js';
-import { createRegistry, type CreateRegistryOptions, type Registry } from './registry.js';
+import { createRegistry, type CreateRegistryOptions } from './node-registry.js';
+import type { Registry } from './registry-types.js';
 import { loadConfig } from '@toolwire/config/node';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-registry-'));

@@ -22,142 +22,26 @@ import {
   transportOf,
   type McpServerConfig,
   type ToolwireConfig,
-  type TransportKind,
 } from '@toolwire/config';
 import { ServerUnavailableError } from './errors.js';
 import { createGatewayTools } from './gateway-tools.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { createNativeTools } from './native-tools.js';
-import { createOAuthSessionFactory, type RegistryOAuthOptions } from './oauth.js';
+import { createOAuthSessionFactory } from './oauth.js';
 import { assignToolNames, DEFAULT_SEPARATOR, type NamingEntry } from './naming.js';
-import {
-  ServerConnection,
-  type ServerRequestHandlers,
-  type ServerStatus,
-} from './server-connection.js';
-import { searchTools, type ToolSearchHit } from './search-tools.js';
-import { ToolCacheFile } from './tool-cache-file.js';
-
-export type ToolStatus = 'ok' | 'stale' | 'unavailable';
-
-/** One tool as the model sees it, with where it comes from. */
-export interface RegistryTool {
-  /** The exposed name (unique, `^[a-zA-Z0-9_-]{1,64}$` by default). */
-  name: string;
-  /** The name at the source (the MCP server's own tool name, or the native tool's name). */
-  originalName: string;
-  /** `native` or the server name. */
-  source: string;
-  description: string;
-  inputSchema: JsonSchema;
-  outputSchema?: JsonSchema;
-  annotations?: ToolAnnotations;
-  /** `ok`: callable; `stale`: callable, but the last refresh of its server failed; `unavailable`: its server is down (last known definition). */
-  status: ToolStatus;
-}
-
-export interface ServerInfo {
-  name: string;
-  status: ServerStatus;
-  reason?: string;
-  /** How many tools of this server are listed. */
-  tools: number;
-  transport: TransportKind;
-  protocolVersion?: string;
-  serverInfo?: { name: string; version: string };
-  /** The server's `instructions` (initialize result), when it sent some: code mode's server line. */
-  instructions?: string;
-  /** How many times the server was restarted or reconnected. */
-  restarts: number;
-  pid?: number;
-  /** Tools the server listed that were left out, and why. */
-  rejectedTools?: Array<{ name: string; reason: string }>;
-}
-
-export interface CallToolOptions {
-  signal?: AbortSignal;
-  /** Per-call timeout; reset whenever the server reports progress. */
-  timeoutMs?: number;
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** `_meta` sent with the call (e.g. a `traceparent`). */
-  meta?: Record<string, unknown>;
-}
-
-export interface CreateRegistryOptions {
-  config: ToolwireConfig | { mcpServers?: Record<string, McpServerConfig> };
-  /** Tools that run in this process. Default: the built-ins named by `config.nativeTools` (all three when absent). */
-  nativeTools?: AnyTool[];
-  /** A JSON file where the last known tools of every server are kept across restarts. */
-  cacheFile?: string;
-  /** Per-server connect (spawn + handshake + first listing) timeout; default 30 s. */
-  connectTimeoutMs?: number;
-  /** Default per-call timeout; default `config.policy.timeoutMs`, else 60 s. */
-  callTimeoutMs?: number;
-  /** Re-list every server's tools this often; default 5 minutes, 0 = only on list_changed. */
-  refreshIntervalMs?: number;
-  /** Restart/reconnect backoff; default 500 ms doubling to 30 s. */
-  backoff?: { initialMs?: number; maxMs?: number };
-  logger?: Logger;
-  clientInfo?: { name: string; version: string };
-  /** Answers server-to-client requests (elicitation, sampling); each gets the server's name. */
-  handlers?: ServerRequestHandlers;
-  /** OAuth for remote servers with `auth: { type: "oauth" }`: token store and the user step. */
-  oauth?: RegistryOAuthOptions;
-  /**
-   * Read `null` as "absent" for optional arguments whose schema does not accept null (default
-   * true): models often send null for optional parameters they do not use.
-   */
-  nullMeansAbsent?: boolean;
-  /**
-   * Connect each server on first use instead of in `start()` (seed 004's gateway pattern): its
-   * status is `idle` until then and its tools come from the cache file, if any. A function decides
-   * per server (the gateway server connects only the servers behind a gateway tool lazily).
-   */
-  lazy?: boolean | ((serverName: string) => boolean);
-}
-
-/** A server's list of tools, prompts or resources changed. */
-export interface ListChangedEvent {
-  server: string;
-  kind: 'tools' | 'prompts' | 'resources';
-}
-
-export interface Registry {
-  /** Connects every enabled server in parallel. Never rejects because a server failed: see `servers()`. */
-  start(): Promise<void>;
-  /** Disconnects everything; stdio servers' process groups are killed. */
-  close(): Promise<void>;
-  listTools(): RegistryTool[];
-  servers(): ServerInfo[];
-  /**
-   * Calls a tool by its exposed name. Arguments (an object or JSON text) are validated against the
-   * input schema first; the server never sees bad input. Throws NoSuchToolError,
-   * InvalidToolArgumentsError, ServerUnavailableError, TimeoutError or CancelledError; a tool that
-   * fails answers with `isError: true`.
-   */
-  callTool(name: string, args: unknown, options?: CallToolOptions): Promise<CallToolResult>;
-  resolve(name: string): { source: string; originalName: string } | undefined;
-  /** The SDK client of a connected server (resources, prompts, completions passthrough). */
-  getClient(serverName: string): Client | undefined;
-  onToolsChanged(listener: (event: { server: string }) => void): () => void;
-  /**
-   * Told when a server's tools, prompts or resources change (`notifications/<kind>/list_changed`),
-   * e.g. so a gateway can pass the notification on to its own clients.
-   */
-  onListChanged(listener: (event: ListChangedEvent) => void): () => void;
-  /** Schema-level tools whose execute routes to callTool. Gateway mode: one tool per server plus `search`. */
-  asTools(options?: { mode?: 'tools' | 'gateway' }): AnyTool[];
-  /** Ranks every tool by how well its name and description match the query. */
-  search(query: string, options?: { limit?: number }): ToolSearchHit[];
-  /** Connects one server now (lazy mode, or to retry a server that is down without waiting for the backoff). */
-  connect(serverName: string): Promise<void>;
-  /** Tools and servers together: the shape of `toolwire tools list --json`. */
-  snapshot(): { tools: RegistryTool[]; servers: ServerInfo[] };
-  /** Re-lists tools of one server (or all). */
-  refresh(serverName?: string): Promise<void>;
-  /** Naming decisions that renamed a tool (collisions, shortening), one line each. */
-  warnings(): string[];
-}
+import type {
+  CallToolOptions,
+  CreateRegistryOptions,
+  ListChangedEvent,
+  Registry,
+  RegistryTool,
+  ServerInfo,
+  ToolCache,
+  ToolSearchHit,
+  ToolStatus,
+} from './registry-types.js';
+import { ServerConnection } from './server-connection.js';
+import { searchTools } from './search-tools.js';
 
 interface Entry {
   tool: RegistryTool;
@@ -178,7 +62,7 @@ class McpRegistry implements Registry {
   private readonly disabled: Array<{ name: string; config: McpServerConfig }> = [];
   private readonly listeners = new Set<(event: { server: string }) => void>();
   private readonly listListeners = new Set<(event: ListChangedEvent) => void>();
-  private readonly cache: ToolCacheFile | undefined;
+  private readonly cache: ToolCache | undefined;
   private byName = new Map<string, Entry>();
   private ordered: Entry[] = [];
   private namingWarnings: string[] = [];
@@ -192,15 +76,10 @@ class McpRegistry implements Registry {
     this.natives =
       options.nativeTools ??
       createNativeTools(this.config.nativeTools ?? ['hash', 'time', 'calculate']);
-    this.cache = options.cacheFile
-      ? new ToolCacheFile(options.cacheFile, (message) => this.logger.warn(message))
-      : undefined;
+    this.cache = options.toolCache;
     const clientInfo = options.clientInfo ?? { name: 'toolwire', version: '0.1.0' };
     const servers = Object.entries(this.config.mcpServers ?? {});
-    const oauthSession = createOAuthSessionFactory(options.oauth, {
-      ...(options.cacheFile ? { cacheFile: options.cacheFile } : {}),
-      logger: this.logger,
-    });
+    const oauthSession = createOAuthSessionFactory(options.oauth);
     for (const [name, config] of servers) {
       if (!isServerEnabled(config)) {
         this.disabled.push({ name, config });
@@ -222,6 +101,7 @@ class McpRegistry implements Registry {
         ...(cached ? { cachedTools: cached.tools } : {}),
         ...(cached?.prior ? { prior: cached.prior } : {}),
         ...(options.handlers ? { handlers: options.handlers } : {}),
+        ...(options.stdioTransport ? { stdioTransport: options.stdioTransport } : {}),
         ...(config.auth ? { oauth: oauthSession(name, config) } : {}),
         lazy: typeof options.lazy === 'function' ? options.lazy(name) : (options.lazy ?? false),
         onChange: (reason) => this.changed(name, reason),

@@ -1,6 +1,6 @@
 import { ToolSearchIndex } from '@toolwire/schema';
 import { describe, expect, it } from 'vitest';
-import type { RegistryTool } from './registry.js';
+import type { RegistryTool } from './registry-types.js';
 import { searchTools } from './search-tools.js';
 
 const tool = (

@@ -1,16 +1,5 @@
 import { ToolSearchIndex } from '@toolwire/schema';
-import type { RegistryTool } from './registry.js';
-
-export interface ToolSearchHit {
-  /** The exposed name (what to call in tools mode). */
-  name: string;
-  source: string;
-  originalName: string;
-  description: string;
-  status: RegistryTool['status'];
-  /** The BM25 score (`ToolSearchIndex`): higher is better, comparable within one search only. */
-  score: number;
-}
+import type { RegistryTool, ToolSearchHit } from './registry-types.js';
 
 /**
  * Ranks tools by how well they match a query, best first: `ToolSearchIndex` of `@toolwire/schema`,

@@ -7,10 +7,6 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type CallToolResult,
-  type CreateMessageRequest,
-  type CreateMessageResult,
-  type ElicitRequest,
-  type ElicitResult,
   type PriorDiscovery,
   type StandardSchemaV1,
   type Tool as McpTool,
@@ -28,15 +24,18 @@ import { transportOf, type McpServerConfig, type TransportKind } from '@toolwire
 import { ServerUnavailableError, ToolCallProtocolError } from './errors.js';
 import type { Logger } from './logger.js';
 import { describeOAuthFailure, isOAuthFailure, type OAuthSession } from './oauth-session.js';
-import { ProcessTransport } from './stdio-transport.js';
+import type {
+  ServerRequestHandlers,
+  ServerStatus,
+  StdioTransport,
+  StdioTransportFactory,
+} from './registry-types.js';
 
 /**
  * `ok`: connected, tools fresh. `stale`: connected, the last tool refresh failed. `down`: not
  * connected (failed, dropped, restarting; see the reason). `disabled`: off in the config.
  * `connecting`: the first connect is in progress. `idle`: lazy mode, not used yet.
  */
-export type ServerStatus = 'ok' | 'stale' | 'down' | 'disabled' | 'connecting' | 'idle';
-
 export interface ServerConnectionOptions {
   name: string;
   config: McpServerConfig;
@@ -59,6 +58,8 @@ export interface ServerConnectionOptions {
   handlers?: ServerRequestHandlers;
   /** OAuth for a remote server with `auth` in its config (the SDK transports drive the flow). */
   oauth?: OAuthSession;
+  /** Starts a stdio server (injected: process spawning is Node-only). */
+  stdioTransport?: StdioTransportFactory;
   /** Called when the tool list (or the status) changed. */
   onChange: (reason: 'tools' | 'status' | 'prompts' | 'resources') => void;
   /** Called after every successful listing, to persist it. */
@@ -67,20 +68,6 @@ export interface ServerConnectionOptions {
     prior: PriorDiscovery | undefined,
     protocolVersion: string | undefined,
   ) => void;
-}
-
-/** Answers to requests an MCP server sends to the client (2025 era) or embeds as input_required (2026-07-28). */
-export interface ServerRequestHandlers {
-  /** `elicitation/create`: ask the user. Declares the elicitation capability (form, with defaults applied). */
-  elicitation?: (
-    params: ElicitRequest['params'],
-    context: { server: string; signal: AbortSignal },
-  ) => Promise<ElicitResult>;
-  /** `sampling/createMessage`: run a model. Declares the sampling capability. */
-  sampling?: (
-    params: CreateMessageRequest['params'],
-    context: { server: string; signal: AbortSignal },
-  ) => Promise<CreateMessageResult>;
 }
 
 export interface CallOptions {
@@ -129,7 +116,7 @@ export class ServerConnection {
   private checking: Client | undefined;
   private readonly adopted = new WeakSet<Client>();
   /** The most recent stdio process, kept after teardown for its exit status and stderr. */
-  private lastProcess: ProcessTransport | undefined;
+  private lastProcess: StdioTransport | undefined;
   private readonly options: ServerConnectionOptions;
 
   constructor(options: ServerConnectionOptions) {
@@ -143,14 +130,14 @@ export class ServerConnection {
   }
 
   get pid(): number | undefined {
-    return this.transport instanceof ProcessTransport
-      ? (this.transport.pid ?? undefined)
+    return this.transport !== undefined && this.transport === this.lastProcess
+      ? (this.lastProcess.pid ?? undefined)
       : undefined;
   }
 
   get stderrTail(): string | undefined {
-    return this.transport instanceof ProcessTransport
-      ? this.redact(this.transport.stderrText)
+    return this.transport !== undefined && this.transport === this.lastProcess
+      ? this.redact(this.lastProcess.stderrText)
       : undefined;
   }
 
@@ -327,7 +314,11 @@ export class ServerConnection {
   private createTransport(kind: TransportKind): Transport {
     const config = this.config;
     if (kind === 'stdio') {
-      return (this.lastProcess = new ProcessTransport({
+      if (!this.options.stdioTransport)
+        throw new Error(
+          'this registry cannot start processes (stdio): create it with createRegistry from @toolwire/mcp/node, or pass stdioTransport',
+        );
+      return (this.lastProcess = this.options.stdioTransport({
         command: config.command!,
         ...(config.args ? { args: config.args } : {}),
         ...(config.env ? { env: config.env } : {}),

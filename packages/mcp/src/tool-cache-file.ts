@@ -20,7 +20,7 @@ interface CacheDocument {
 }
 
 /** What identifies "the same server" across runs: how it is launched or reached. */
-export function serverFingerprint(config: McpServerConfig): string {
+function serverFingerprint(config: McpServerConfig): string {
   return canonicalJson({
     command: config.command,
     args: config.args,

@@ -1,11 +1,11 @@
-export { createOllama } from './ollama-provider.js';
-export type { OllamaProvider, OllamaProviderOptions } from './ollama-provider.js';
+export { createOllama, ollama } from './ollama-provider.js';
+export type {
+  OllamaProvider,
+  OllamaProviderSettings,
+  OllamaProviderOptions,
+} from './ollama-provider.js';
 export { OllamaChatModel, DEFAULT_IDLE_TIMEOUT_MS } from './ollama-chat-model.js';
 export type { OllamaModelSettings } from './ollama-chat-model.js';
-export { prepareOllamaTools, hasToolHistory } from './ollama-prepare-tools.js';
-export { convertToOllamaMessages } from './ollama-convert-messages.js';
-export { OllamaStreamAccumulator } from './ollama-stream-accumulator.js';
-export type { OllamaAssembled } from './ollama-stream-accumulator.js';
-export { finishOllamaResponse, mapOllamaDoneReason } from './ollama-response.js';
 export { mapOllamaError } from './ollama-errors.js';
-export type * from './ollama-wire.js';
+/** @deprecated on the root entry: import converters and wire types from `./internal`. */
+export * from './internal.js';

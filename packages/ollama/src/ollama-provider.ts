@@ -1,6 +1,7 @@
+import { lazyProvider } from '@toolwire/schema';
 import { OllamaChatModel, type OllamaModelSettings } from './ollama-chat-model.js';
 
-export interface OllamaProviderOptions {
+export interface OllamaProviderSettings {
   /** The Ollama server, e.g. `http://127.0.0.1:11434` (the default). */
   host?: string;
   /** Headers sent with every request (e.g. `Authorization` for a hosted Ollama). */
@@ -14,7 +15,7 @@ export interface OllamaProviderOptions {
 export type OllamaProvider = (modelId: string, settings?: OllamaModelSettings) => OllamaChatModel;
 
 /** Creates the Ollama provider: `createOllama()('llama3.2')` is a `ChatModel`. */
-export function createOllama(options: OllamaProviderOptions = {}): OllamaProvider {
+export function createOllama(options: OllamaProviderSettings = {}): OllamaProvider {
   return (modelId, settings = {}) => {
     if (typeof modelId !== 'string' || modelId.trim() === '')
       throw new TypeError('modelId must be a non-empty string, e.g. "llama3.2"');
@@ -29,3 +30,9 @@ export function createOllama(options: OllamaProviderOptions = {}): OllamaProvide
     });
   };
 }
+
+/** @deprecated Use `OllamaProviderSettings` (the same type; every adapter names it `XProviderSettings`). */
+export type OllamaProviderOptions = OllamaProviderSettings;
+
+/** The default provider (`http://127.0.0.1:11434`), created on first use. */
+export const ollama: OllamaProvider = lazyProvider(() => createOllama());

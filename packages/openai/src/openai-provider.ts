@@ -1,4 +1,4 @@
-import type { ModelCapabilities } from '@toolwire/schema';
+import { lazyProvider, type ModelCapabilities } from '@toolwire/schema';
 import OpenAI from 'openai';
 import { OpenAIChatModel } from './openai-chat-model.js';
 import { OpenAIResponsesModel } from './openai-responses-model.js';
@@ -247,3 +247,9 @@ function readEnv(name: string): string | undefined {
   const value = env?.[name]?.trim();
   return value === '' ? undefined : value;
 }
+
+/** The default provider (`OPENAI_API_KEY`, `OPENAI_BASE_URL`), created on first use. */
+export const openai: OpenAIProvider = lazyProvider(() => createOpenAI());
+
+/** The default xAI provider (`XAI_API_KEY`), created on first use. */
+export const xai: OpenAIProvider = lazyProvider(() => createXai());

@@ -8,7 +8,7 @@ import {
   type SchemaChange,
   type SchemaDialect,
 } from '@toolwire/schema';
-import { convertMessagesToOpenAI, type OpenAIWireMessage } from './openai-messages.js';
+import { convertMessagesToOpenAI, type OpenAIWireMessage } from './openai-convert-messages.js';
 
 export interface OpenAIRequestSettings {
   modelId: string;

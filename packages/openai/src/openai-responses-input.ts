@@ -7,7 +7,7 @@ import {
   type ReasoningPart,
   type ToolResult,
 } from '@toolwire/schema';
-import { dataUrl, toolMessageContent } from './openai-messages.js';
+import { dataUrl, toolMessageContent } from './openai-convert-messages.js';
 
 /** The key under which reasoning parts carry the Responses reasoning item they came from. */
 export const RESPONSES_METADATA_KEY = 'openai-responses';
@@ -24,7 +24,7 @@ export type ResponsesInputItem =
   | { type: 'reasoning'; [field: string]: unknown };
 
 /** The reasoning item a part was read from, to be sent back verbatim. */
-export function reasoningItemOf(part: ReasoningPart): Record<string, unknown> | undefined {
+function reasoningItemOf(part: ReasoningPart): Record<string, unknown> | undefined {
   const metadata = (part as { providerMetadata?: Record<string, unknown> }).providerMetadata;
   const entry = metadata?.[RESPONSES_METADATA_KEY] as { item?: unknown } | undefined;
   const item = entry?.item;

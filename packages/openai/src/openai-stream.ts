@@ -16,7 +16,7 @@ import {
 } from './openai-response.js';
 
 /** What both OpenAI APIs' stream accumulators offer. */
-export interface OpenAIAccumulator<TEvent> {
+interface OpenAIAccumulator<TEvent> {
   readonly finished: boolean;
   push(event: TEvent): ChatStreamPart[];
   finishParts(): ChatStreamPart[];

@@ -152,6 +152,7 @@ export type {
 export { compileGlobs, matchesGlob } from './glob.js';
 export { ToolSearchIndex, DEFAULT_SEARCH_LIMIT, searchTerms } from './tool-search.js';
 export type { SearchableTool, ToolSearchMatch, ToolSearchOptions } from './tool-search.js';
+export { lazyProvider } from './lazy-provider.js';
 export type { GlobMatcher } from './glob.js';
 export {
   toolResultFromMcp,

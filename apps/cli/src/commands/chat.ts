@@ -40,7 +40,7 @@ export interface ChatFlags extends ProviderFlags {
  * `chat --mode` default: code mode when the config enables it for this model (`codeMode.defaults`,
  * `codeMode.models[].match`), else the gateway mode's choice.
  */
-export function defaultChatMode(config: ToolwireConfig, model?: string): AgentMode {
+function defaultChatMode(config: ToolwireConfig, model?: string): AgentMode {
   if (resolveCodeModeSettings(config.codeMode, model).enabled) return 'code';
   return config.gateway?.mode === 'gateway' ? 'gateway' : 'direct';
 }
@@ -166,7 +166,7 @@ class ToolActivity {
   }
 }
 
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 

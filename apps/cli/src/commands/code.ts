@@ -32,7 +32,7 @@ function settingsFor(config: ToolwireConfig, model: string | undefined) {
 }
 
 /** The declarations code mode gives the model for the configured tools. */
-export async function printCodeTypes(
+async function printCodeTypes(
   ctx: CliContext,
   registry: Registry,
   excludedTools: readonly string[],
@@ -87,7 +87,7 @@ async function readAll(stream: Readable): Promise<string> {
 const INPUT_ERROR_KINDS = new Set(['typecheck', 'syntax', 'source-too-large']);
 
 /** A failed run, carrying the exit code its kind deserves. */
-export class ScriptFailedError extends ToolwireError {
+class ScriptFailedError extends ToolwireError {
   constructor(
     message: string,
     readonly inputError: boolean,
@@ -97,7 +97,7 @@ export class ScriptFailedError extends ToolwireError {
   }
 }
 
-export async function runCodeCommand(
+async function runCodeCommand(
   ctx: CliContext,
   registry: Registry,
   code: string,

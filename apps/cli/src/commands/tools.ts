@@ -16,7 +16,7 @@ type CallToolResult = Awaited<ReturnType<Registry['callTool']>>;
 type SpecServerStatus = 'ok' | 'stale' | 'down' | 'disabled';
 
 /** The `tools list --json` document, in exactly SPEC's shape. */
-export function toolListDocument(registry: Registry): {
+function toolListDocument(registry: Registry): {
   tools: Array<Record<string, unknown>>;
   servers: Array<Record<string, unknown>>;
 } {
@@ -67,7 +67,7 @@ function paintStatus(status: string, colors: Colors): string {
   return colors.red(status);
 }
 
-export function printToolList(ctx: CliContext, registry: Registry): void {
+function printToolList(ctx: CliContext, registry: Registry): void {
   const tools: RegistryTool[] = registry.listTools();
   const width = Math.max(40, (ctx.stdout.columns ?? 120) - 50);
   writeLine(
@@ -119,7 +119,7 @@ export function parseArgsFlag(text: string | undefined): Record<string, unknown>
   return value;
 }
 
-export async function callToolCommand(
+async function callToolCommand(
   ctx: CliContext,
   registry: Registry,
   name: string,

@@ -8,7 +8,7 @@ import {
 
 const ROUTE = /^\/(?:v1|v1beta|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 const FINISH = { stop: 'STOP', length: 'MAX_TOKENS', 'tool-calls': 'STOP' } as const;
-export const FAKE_THOUGHT_SIGNATURE = 'ZmFrZS10aG91Z2h0LXNpZ25hdHVyZQ==';
+const FAKE_THOUGHT_SIGNATURE = 'ZmFrZS10aG91Z2h0LXNpZ25hdHVyZQ==';
 
 /** Gemini counts thoughts beside the candidates: `total = prompt + candidates + thoughts`. */
 function usageMetadata(answer: FakeAnswer): Record<string, unknown> {

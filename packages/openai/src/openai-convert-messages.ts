@@ -35,7 +35,7 @@ export interface ConvertMessagesOptions {
 
 export const dataUrl = (image: ImagePart): string => `data:${image.mediaType};base64,${image.data}`;
 
-export function partText(part: ToolResultPart, imageNote: (part: ImagePart) => string): string {
+function partText(part: ToolResultPart, imageNote: (part: ImagePart) => string): string {
   switch (part.type) {
     case 'text':
       return part.text;
@@ -48,7 +48,7 @@ export function partText(part: ToolResultPart, imageNote: (part: ImagePart) => s
   }
 }
 
-export function approximateBytes(base64: string): number {
+function approximateBytes(base64: string): number {
   return Math.round((base64.length * 3) / 4);
 }
 
