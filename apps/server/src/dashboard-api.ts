@@ -1,10 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  generateDeclarations,
-  resolveCodeModeSettings,
-  runCode,
-  type CodeModeToolSource,
-} from '@toolwire/codemode';
+import type { CodeModeToolSource } from '@toolwire/codemode';
+import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
 import { isKnownProtocol, JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
 import type { CallLog } from './call-log.js';
 import { HttpError, readJson, sendJson } from './http-util.js';
@@ -163,6 +159,8 @@ export async function handleDashboardApi(
     return;
   }
   if (path === '/api/declarations' && req.method === 'GET') {
+    // Code mode (the TypeScript checker, the sandbox) loads at its first use, not at start.
+    const { generateDeclarations } = await import('@toolwire/codemode');
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     res.end(generateDeclarations(visibleTools(runtime, token)).text);
     return;
@@ -179,6 +177,7 @@ export async function handleDashboardApi(
     res.on('close', () => {
       if (!res.writableEnded) controller.abort();
     });
+    const { runCode } = await import('@toolwire/codemode');
     const result = await runCode(body.code, {
       source: gatewayToolSource(runtime, token),
       typecheck,
