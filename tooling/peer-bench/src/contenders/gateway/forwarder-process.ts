@@ -14,9 +14,6 @@ await registry.start();
 const forwarder = createForwarder({
   source: registry,
   config,
-  audit: (entry) =>
-    quiet.write(
-      `${JSON.stringify({ time: new Date().toISOString(), msg: 'tool call', ...entry })}\n`,
-    ),
+  audit: (entry) => quiet.write(`${JSON.stringify({ msg: 'tool call', ...entry })}\n`),
 });
 await forwarder.listen({ host: '127.0.0.1', port });

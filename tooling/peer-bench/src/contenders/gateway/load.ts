@@ -1,8 +1,8 @@
 // What every gateway contender shares: starting its processes on 127.0.0.1, and the load — N
 // official SDK clients (`@modelcontextprotocol/client`, streamable HTTP), each in a closed loop
 // calling the upstream's no-delay `echo` tool through the gateway; the result is calls/s.
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +41,30 @@ function stopAll(): void {
   }
 }
 process.on('exit', stopAll);
+
+/** CPU seconds used so far by every process the contender started (and their children). */
+function processTreeCpu(): number {
+  const ticks = 100; // USER_HZ on Linux
+  let total = 0;
+  let out = '';
+  try {
+    out = execFileSync('ps', ['-e', '-o', 'pgid=,pid='], { encoding: 'utf8' });
+  } catch {
+    return 0;
+  }
+  const groups = new Set(children.map((child) => child.pid));
+  for (const line of out.trim().split('\n')) {
+    const [pgid, pid] = line.trim().split(/\s+/).map(Number);
+    if (!groups.has(pgid)) continue;
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / ticks;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return total;
+}
 
 /** Stops `cleanup` with the contender (an upstream started elsewhere, say). */
 export function onStop(cleanup: () => void): void {
@@ -173,7 +197,25 @@ export async function benchGateway(
   const clients = await Promise.all(
     Array.from({ length: clientCount }, () => connect(url, transport)),
   );
-  report(await measure(clients.map((client) => echoCall(client, tool))));
+  const cpuBefore = processTreeCpu();
+  const ownBefore = process.cpuUsage();
+  let calls = 0;
+  const rate = await measure(
+    clients.map((client) => {
+      const call = echoCall(client, tool);
+      return () => call().then(() => void calls++);
+    }),
+  );
+  if (process.env.GATEWAY_CPU_REPORT) {
+    // CPU time per call is what a loaded machine cannot blur: gateway (+ its stdio upstream) and
+    // the load generator, in microseconds.
+    const gateway = processTreeCpu() - cpuBefore;
+    const own = process.cpuUsage(ownBefore);
+    process.stderr.write(
+      `cpu per call: gateway processes ${((gateway * 1e6) / calls).toFixed(0)} µs, clients ${((own.user + own.system) / calls).toFixed(0)} µs (${calls} calls incl. warm-up)\n`,
+    );
+  }
+  report(rate);
   await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
   stopAll();
 }
