@@ -15,4 +15,5 @@ if (up.kind === 'http') {
   const call = echoCall(client, 'echo');
   report(await measure(Array.from({ length: clientCount }, () => call)));
   await client.close();
+  process.exit(0);
 }
