@@ -41,6 +41,13 @@ function stopAll(): void {
   }
 }
 process.on('exit', stopAll);
+// The runner's timeout (or a user's Ctrl-C) must not leave gateways behind.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    stopAll();
+    process.exit(1);
+  });
+}
 
 /** CPU seconds used so far by every process the contender started (and their children). */
 function processTreeCpu(): number {
