@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createAgent, type AgentResult } from '@toolwire/agent';
-import { createCodeModeTools, resolveCodeModeSettings } from '@toolwire/codemode';
+import type { AgentResult } from '@toolwire/agent';
+import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
 import { JsonRpcFault, toolErrorOf, type AuthToken } from '@toolwire/forwarder';
 import { toToolResult } from '@toolwire/mcp';
 import { toolContent, type AnyTool, type Message } from '@toolwire/schema';
-import { chatModelFromConfig } from './chat-model.js';
 import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
 import { HttpError, markLongLived, readJson, sendJson } from './http-util.js';
 import type { Logger } from './logger.js';
@@ -215,19 +214,25 @@ export function toolwireSummary(result: AgentResult) {
 
 /**
  * The configured upstream model and an agent over the gateway's tools (code mode's when it is
- * on), as `/v1/chat/completions` and `/v1/responses` both run it.
+ * on), as `/v1/chat/completions` and `/v1/responses` both run it. The agent, the provider SDKs
+ * and code mode (the TypeScript checker, the sandbox) are imported at the first chat request, so
+ * a gateway that only forwards MCP never loads them (it idles in less memory).
  */
-export function gatewayAgent(
+export async function gatewayAgent(
   ctx: ChatContext,
   request: Pick<ParsedRequest, 'model' | 'system' | 'temperature' | 'maxOutputTokens'>,
   res: ServerResponse,
 ) {
   const { runtime, token } = ctx;
+  const [{ chatModelFromConfig }, { createAgent }] = await Promise.all([
+    import('./chat-model.js'),
+    import('@toolwire/agent'),
+  ]);
   const model = chatModelFromConfig(runtime.config, request.model);
   // codeMode.defaults and codeMode.models[].match decide per model whether it gets execute_code.
   const codeSettings = resolveCodeModeSettings(runtime.config.codeMode, model.modelId);
   const codeModeTools = codeSettings.enabled
-    ? createCodeModeTools({
+    ? (await import('@toolwire/codemode')).createCodeModeTools({
         source: gatewayToolSource(runtime, token),
         excludedTools: codeSettings.excludedTools,
         pinnedTools: codeSettings.pinnedTools,
@@ -261,7 +266,7 @@ export async function handleChatCompletions(
 ): Promise<void> {
   const body = await readJson(req, ctx.maxBody);
   const request = parseChatRequest(body);
-  const { model, agent } = gatewayAgent(ctx, request, res);
+  const { model, agent } = await gatewayAgent(ctx, request, res);
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableEnded) controller.abort();

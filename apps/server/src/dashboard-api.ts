@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { generateDeclarations, resolveCodeModeSettings, runCode } from '@toolwire/codemode';
+import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
 import { isKnownProtocol, JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
 import type { CallLog } from './call-log.js';
 import { HttpError, readJson, sendJson } from './http-util.js';
@@ -134,6 +134,8 @@ export async function handleDashboardApi(
     return;
   }
   if (path === '/api/declarations' && req.method === 'GET') {
+    // Code mode (the TypeScript checker, the sandbox) loads at its first use, not at start.
+    const { generateDeclarations } = await import('@toolwire/codemode');
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     res.end(generateDeclarations(visibleTools(runtime, token)).text);
     return;
@@ -150,6 +152,7 @@ export async function handleDashboardApi(
     res.on('close', () => {
       if (!res.writableEnded) controller.abort();
     });
+    const { runCode } = await import('@toolwire/codemode');
     const result = await runCode(body.code, {
       source: gatewayToolSource(runtime, token),
       typecheck,

@@ -135,7 +135,7 @@ export async function handleResponses(
 ): Promise<void> {
   const body = await readJson(req, ctx.maxBody);
   const request = parseResponsesRequest(body);
-  const { model, agent } = gatewayAgent(ctx, request, res);
+  const { model, agent } = await gatewayAgent(ctx, request, res);
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableEnded) controller.abort();

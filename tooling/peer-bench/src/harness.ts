@@ -24,11 +24,19 @@ export interface Goal {
   ratio: number;
 }
 
+/** "subject" must be ≤ (time, memory) or ≥ (throughput) `limit`, in the layer's unit. */
+export interface LimitGoal {
+  subject: string;
+  limit: number;
+}
+
 export interface Layer {
   name: string;
   unit: Unit;
   contenders: Contender[];
   goals: Goal[];
+  /** Absolute goals (e.g. an RSS budget), judged on the subject's median. */
+  limits?: LimitGoal[];
   /** Notes printed under the table (set-up, what the floor is). */
   notes?: string[];
   /**
@@ -61,20 +69,32 @@ export interface GoalResult extends Goal {
   met: boolean;
 }
 
+export interface LimitResult extends LimitGoal {
+  median: number;
+  met: boolean;
+}
+
 export interface LayerResult {
   layer: string;
   unit: Unit;
   contenders: ContenderResult[];
   goals: GoalResult[];
+  limits: LimitResult[];
   notes: string[];
 }
 
 const RESULT_PREFIX = 'PEER-BENCH-RESULT ';
 
-/** Called once by a contender's process with its measured value in the layer's unit. */
-export function report(value: number): void {
-  if (!Number.isFinite(value)) throw new Error(`peer bench: a contender reported ${value}`);
-  process.stdout.write(`\n${RESULT_PREFIX}${JSON.stringify({ value })}\n`);
+/**
+ * Called once by a contender's process with its measured value in the layer's unit. A process
+ * that measures more than one thing (RSS after 100k and after 1M calls) also passes `also`: each
+ * entry becomes its own row, "<contender> <key>", which goals can name.
+ */
+export function report(value: number, also: Record<string, number> = {}): void {
+  for (const v of [value, ...Object.values(also)]) {
+    if (!Number.isFinite(v)) throw new Error(`peer bench: a contender reported ${v}`);
+  }
+  process.stdout.write(`\n${RESULT_PREFIX}${JSON.stringify({ value, also })}\n`);
 }
 
 /**
@@ -149,7 +169,10 @@ function stats(values: number[]): { min: number; median: number; max: number } {
 }
 
 /** Runs one contender's process and returns what it reported. */
-export function runContender(contender: Contender, timeoutMs: number): Promise<number> {
+export function runContender(
+  contender: Contender,
+  timeoutMs: number,
+): Promise<{ value: number; also: Record<string, number> }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -176,7 +199,11 @@ export function runContender(contender: Contender, timeoutMs: number): Promise<n
         );
         return;
       }
-      resolve((JSON.parse(line.slice(RESULT_PREFIX.length)) as { value: number }).value);
+      const result = JSON.parse(line.slice(RESULT_PREFIX.length)) as {
+        value: number;
+        also?: Record<string, number>;
+      };
+      resolve({ value: result.value, also: result.also ?? {} });
     });
   });
 }
@@ -192,27 +219,39 @@ export interface RunOptions {
 export async function runLayer(layer: Layer, options: RunOptions): Promise<LayerResult> {
   const next = random(options.seed);
   const values = new Map<string, number[]>(layer.contenders.map((c) => [c.name, []]));
+  // Rows reported through `also`, shown after the contender that reported them.
+  const extras = new Map<string, string[]>(layer.contenders.map((c) => [c.name, []]));
   const fixture = await layer.start?.();
   try {
     for (let round = 0; round < options.rounds; round++) {
       for (const contender of shuffled(layer.contenders, next)) {
         const env = fixture ? { ...fixture.env, ...contender.env } : contender.env;
-        const value = await runContender({ ...contender, env }, options.timeoutMs);
+        const { value, also } = await runContender({ ...contender, env }, options.timeoutMs);
         values.get(contender.name)!.push(value);
-        options.log?.(
-          `  ${layer.name} round ${round + 1}/${options.rounds}: ${contender.name} ${format(value, layer.unit)}`,
-        );
+        let shown = `${contender.name} ${format(value, layer.unit)}`;
+        for (const [key, extra] of Object.entries(also)) {
+          const name = `${contender.name} ${key}`;
+          if (!values.has(name)) {
+            values.set(name, []);
+            extras.get(contender.name)!.push(name);
+          }
+          values.get(name)!.push(extra);
+          shown += `, ${key} ${format(extra, layer.unit)}`;
+        }
+        options.log?.(`  ${layer.name} round ${round + 1}/${options.rounds}: ${shown}`);
       }
     }
   } finally {
     await fixture?.close();
   }
-  const contenders = layer.contenders.map((c) => ({
-    name: c.name,
-    role: c.role,
-    values: values.get(c.name)!,
-    ...stats(values.get(c.name)!),
-  }));
+  const contenders = layer.contenders.flatMap((c) =>
+    [c.name, ...extras.get(c.name)!].map((name) => ({
+      name,
+      role: c.role,
+      values: values.get(name)!,
+      ...stats(values.get(name)!),
+    })),
+  );
   const goals = layer.goals.map((goal) => {
     const subject = values.get(goal.subject);
     const against = values.get(goal.against);
@@ -226,7 +265,21 @@ export async function runLayer(layer: Layer, options: RunOptions): Promise<Layer
     const met = lowerIsBetter(layer.unit) ? s.median <= goal.ratio : s.median >= goal.ratio;
     return { ...goal, ratios, ...s, met };
   });
-  return { layer: layer.name, unit: layer.unit, contenders, goals, notes: layer.notes ?? [] };
+  const limits = (layer.limits ?? []).map((goal) => {
+    const subject = values.get(goal.subject);
+    if (!subject) throw new Error(`peer bench: limit on ${goal.subject} names an unknown row`);
+    const { median } = stats(subject);
+    const met = lowerIsBetter(layer.unit) ? median <= goal.limit : median >= goal.limit;
+    return { ...goal, median, met };
+  });
+  return {
+    layer: layer.name,
+    unit: layer.unit,
+    contenders,
+    goals,
+    limits,
+    notes: layer.notes ?? [],
+  };
 }
 
 export function format(value: number, unit: Unit): string {
@@ -253,12 +306,18 @@ export function markdown(results: LayerResult[], rounds: number): string {
         `| ${c.name} | ${c.role} | ${format(c.min, result.unit)} | ${format(c.median, result.unit)} | ${format(c.max, result.unit)} |`,
       );
     }
-    if (result.goals.length > 0) {
+    if (result.goals.length + result.limits.length > 0) {
       lines.push('', '| goal | ratio (median, min–max) | |', '|---|---|---|');
       for (const g of result.goals) {
         const sign = lowerIsBetter(result.unit) ? '≤' : '≥';
         lines.push(
           `| ${g.subject} ÷ ${g.against} ${sign} ${g.ratio} | ${ratio(g.median)} (${ratio(g.min)}–${ratio(g.max)}) | ${g.met ? 'met' : '**not met**'} |`,
+        );
+      }
+      for (const g of result.limits) {
+        const sign = lowerIsBetter(result.unit) ? '≤' : '≥';
+        lines.push(
+          `| ${g.subject} ${sign} ${format(g.limit, result.unit)} | ${format(g.median, result.unit)} (median) | ${g.met ? 'met' : '**not met**'} |`,
         );
       }
     }
@@ -285,6 +344,12 @@ export function table(result: LayerResult): string {
     const sign = lowerIsBetter(result.unit) ? '≤' : '≥';
     lines.push(
       `  goal ${g.subject} ÷ ${g.against} ${sign} ${g.ratio}: ${ratio(g.median)} (min ${ratio(g.min)}, max ${ratio(g.max)}) ${g.met ? 'met' : 'NOT MET'}`,
+    );
+  }
+  for (const g of result.limits) {
+    const sign = lowerIsBetter(result.unit) ? '≤' : '≥';
+    lines.push(
+      `  goal ${g.subject} ${sign} ${format(g.limit, result.unit)}: ${format(g.median, result.unit)} (median) ${g.met ? 'met' : 'NOT MET'}`,
     );
   }
   return lines.join('\n');

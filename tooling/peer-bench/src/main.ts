@@ -46,9 +46,10 @@ if (values.markdown) {
   writeFileSync(values.markdown, `${markdown(results, rounds)}\n`);
   console.log(`\nMarkdown table written to ${values.markdown}`);
 }
-const unmet = results.flatMap((r) =>
-  r.goals.filter((g) => !g.met).map((g) => `${r.layer}: ${g.subject} ÷ ${g.against}`),
-);
+const unmet = results.flatMap((r) => [
+  ...r.goals.filter((g) => !g.met).map((g) => `${r.layer}: ${g.subject} ÷ ${g.against}`),
+  ...r.limits.filter((g) => !g.met).map((g) => `${r.layer}: ${g.subject} (limit ${g.limit})`),
+]);
 console.log(
   unmet.length === 0
     ? '\nEvery goal met.'

@@ -1,6 +1,6 @@
 // Toolwire: a registry with the one stdio server, calls through `registry.callTool`, as a user
 // writes it (arguments validated, the result normalised).
-import { createRegistry } from '@toolwire/mcp';
+import { createRegistry } from '@toolwire/mcp/node';
 import { iterationsFromEnv, msPerOp, report } from '../../harness.js';
 import {
   checkEcho,

@@ -1,0 +1,46 @@
+// What the memory contenders share: the built `toolwire-server` on its embedded default (no
+// config file, no flags but the port), in a scratch folder, and its resident memory.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { freePort, scratch, startProcess } from '../gateway/load.js';
+
+export interface DefaultServer {
+  url: string;
+  child: ChildProcess;
+}
+
+export async function startDefaultServer(): Promise<DefaultServer> {
+  const bin = join(
+    dirname(fileURLToPath(import.meta.resolve('@toolwire/server/package.json'))),
+    'dist',
+    'main.js',
+  );
+  const dir = scratch();
+  const port = await freePort();
+  const child = startProcess(process.execPath, [bin, '--port', String(port)], {
+    cwd: dir,
+    env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  // Ready once both of the default's stdio servers (fs, memory) are up.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ready) return { url, child };
+    if (Date.now() > deadline) throw new Error('toolwire-server never became ready');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Resident memory of one process (not its children), in MB. */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1]);
+  if (!Number.isFinite(kb)) throw new Error(`no VmRSS for ${pid}`);
+  return kb / 1024;
+}
