@@ -16,7 +16,7 @@ const reportsOf = (project) => {
     .filter((name) => /^vitest-results(-[\w-]+)?\.json$/.test(name))
     .map((name) => join(dir, name));
 };
-const projects = ['packages', 'apps'].flatMap((group) => {
+const projects = ['packages', 'apps', 'tooling'].flatMap((group) => {
   const dir = join(root, group);
   return existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [];
 });

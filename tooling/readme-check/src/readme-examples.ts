@@ -1,5 +1,5 @@
 // The TypeScript examples of the READMEs, as two tests use them: one runs them
-// (src/readme-examples.test.ts), one type-checks them (src/readme-types.test.ts).
+// (readme-examples.test.ts), one type-checks them (readme-types.test.ts).
 // A block that cannot run is marked in its README, on the line before it, with
 // `<!-- not-runnable: reason -->`. A block marked `<!-- continues the example above -->` runs after
 // the README's last unmarked example (it uses what that one defined). When a README shows a

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readmeExamples } from '../test/readme-examples.js';
+import { readmeExamples } from './readme-examples.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 

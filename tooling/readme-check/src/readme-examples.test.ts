@@ -1,6 +1,7 @@
 // Runs every TypeScript example of every README (root, packages/*, apps/*) that imports something,
 // from the repository, against fake provider servers: a newcomer can paste them and they work.
-// It lives here because @toolwire/agent (dev-)depends on every provider, @toolwire/testing and tsx.
+// It lives in its own package, which depends on every package: turbo builds them all (types
+// included) before it runs.
 // A block that cannot run here is marked in its README, on the line before it, with
 // `<!-- not-runnable: reason -->`; it is reported as skipped with that reason. A block marked
 // `<!-- continues the example above -->` runs after the README's last unmarked example (it uses
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startFakeProvider, type FakeProvider } from '@toolwire/testing/providers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readmeExamples as examples } from '../test/readme-examples.js';
+import { readmeExamples as examples } from './readme-examples.js';
 
 const run = promisify(execFile);
 const tsx = import.meta.resolve('tsx');
