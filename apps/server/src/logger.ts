@@ -35,6 +35,41 @@ export function logLevelFromEnv(env: Record<string, string | undefined> = proces
   return (LEVELS as readonly string[]).includes(wanted ?? '') ? (wanted as LogLevel) : 'info';
 }
 
+/** One batching destination per stream, so two loggers on stdout keep their lines in order. */
+const batchers = new WeakMap<Writable, DestinationStream>();
+
+/**
+ * The lines written in one turn of the event loop go out as one write. A busy gateway logs an
+ * audit line per call, and stdout to a file or a pipe is a synchronous write per line: that was a
+ * fifth of the gateway's CPU at 12k calls/s. Flushed on `setImmediate`, and synchronously at exit
+ * (a crash included); only a SIGKILL can lose the lines of the turn it lands in.
+ */
+function batched(stream: Writable): DestinationStream {
+  const existing = batchers.get(stream);
+  if (existing) return existing;
+  let pending: string[] = [];
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    stream.write(text);
+  };
+  process.on('exit', flush);
+  const destination: DestinationStream = {
+    write(line: string) {
+      pending.push(line);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+  };
+  batchers.set(stream, destination);
+  return destination;
+}
+
 /**
  * Logs through pino: one JSON object per line (`level` as a word, ISO `time`, `msg`, then the
  * fields) with secrets redacted; on a terminal (`stream.isTTY`), pino-pretty's readable lines.
@@ -50,7 +85,9 @@ export function createJsonLogger(
 ): Logger {
   const destination: DestinationStream = (stream as Writable & { isTTY?: boolean }).isTTY
     ? pinoPretty({ colorize: true, sync: true, destination: stream })
-    : (stream as unknown as DestinationStream);
+    : stream === process.stdout
+      ? batched(stream)
+      : (stream as unknown as DestinationStream);
   const log = pino(
     {
       level: options.level ?? 'info',
