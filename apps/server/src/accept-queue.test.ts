@@ -1,33 +1,79 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { queuedConnections } from './accept-queue.js';
+
+const HAS_IPV6_LOOPBACK =
+  existsSync('/proc/net/if_inet6') &&
+  readFileSync('/proc/net/if_inet6', 'latin1').includes('00000000000000000000000000000001');
 
 describe.skipIf(!existsSync('/proc/net/tcp'))(
   `queuedConnections${existsSync('/proc/net/tcp') ? '' : ' (skipped: Linux /proc/net/tcp only)'}`,
   () => {
-    it('counts connections the kernel completed that the process has not accepted yet', async () => {
-      const server = createServer((socket) => socket.destroy());
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      const { port } = server.address() as AddressInfo;
-      try {
-        expect(queuedConnections(port)).toBe(0);
-        // spawnSync blocks this event loop: the child's connections wait in the accept queue.
-        const child = spawnSync(process.execPath, [
+    it('counts connections the kernel completed that the listening process has not accepted yet', async () => {
+      // The listener is in a child whose event loop is blocked: connections to it wait in the
+      // kernel's accept queue until it wakes up and accepts them.
+      const child = spawn(
+        process.execPath,
+        [
           '-e',
           `const net = require('node:net');
-           let open = 0;
-           for (let i = 0; i < 2; i++) net.connect(${port}, '127.0.0.1', () => { if (++open === 2) process.exit(0); });`,
-        ]);
-        expect(child.status).toBe(0);
-        expect(queuedConnections(port)).toBe(2);
-        await new Promise((r) => setTimeout(r, 50));
-        expect(queuedConnections(port)).toBe(0);
-        expect(queuedConnections(1)).toBeUndefined();
+           const server = net.createServer((socket) => socket.destroy());
+           server.listen(0, '127.0.0.1', () => {
+             process.stdout.write(server.address().port + '\\n');
+             process.stdin.once('data', () => {
+               Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
+             });
+           });`,
+        ],
+        { stdio: ['pipe', 'pipe', 'inherit'] },
+      );
+      const sockets: Socket[] = [];
+      try {
+        const port = await new Promise<number>((resolve) =>
+          child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString()))),
+        );
+        expect(await queuedConnections(port)).toBe(0);
+        child.stdin!.write('block\n');
+        await new Promise((r) => setTimeout(r, 100));
+        for (let i = 0; i < 2; i++) {
+          const socket = connect(port, '127.0.0.1');
+          socket.on('error', () => {});
+          await new Promise((r) => socket.once('connect', r));
+          sockets.push(socket);
+        }
+        expect(await queuedConnections(port)).toBe(2);
+        // Awake again, the child accepts them.
+        let left: number | undefined = 2;
+        for (let i = 0; i < 100 && left !== 0; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          left = await queuedConnections(port);
+        }
+        expect(left).toBe(0);
       } finally {
-        server.close();
+        for (const socket of sockets) socket.destroy();
+        child.kill();
       }
     });
+
+    it('is undefined where nothing listens', async () => {
+      expect(await queuedConnections(1)).toBeUndefined();
+    });
+
+    it.skipIf(!HAS_IPV6_LOOPBACK)(
+      `reads the IPv6 table for an IPv6 listener${HAS_IPV6_LOOPBACK ? '' : ' (skipped: no ::1 on this machine)'}`,
+      async () => {
+        const server = createServer();
+        await new Promise<void>((resolve) => server.listen(0, '::1', resolve));
+        try {
+          const { port } = server.address() as AddressInfo;
+          expect(await queuedConnections(port, 'IPv6')).toBe(0);
+          expect(await queuedConnections(port, 'IPv4')).toBeUndefined();
+        } finally {
+          server.close();
+        }
+      },
+    );
   },
 );

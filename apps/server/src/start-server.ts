@@ -528,6 +528,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
   markStarted();
   const address = server.address() as AddressInfo;
+  const family = address.family === 'IPv6' ? 'IPv6' : 'IPv4';
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
 
@@ -587,13 +588,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         acceptedLastSecond: acceptedTotal - acceptedBeforeLastSecond,
         acceptedWhileDraining: acceptedTotal - acceptedBeforeDrain,
       });
-      // Closed when the kernel's accept queue is empty (Linux tells), in the check phase right
-      // after a poll phase accepted what was queued: a connection completed between that look
-      // and the close is the only one that can still be reset.
+      // Closed when the kernel's accept queue is empty (Linux tells), at once when the look
+      // answers: a connection completed between the kernel's answer and the close is the only one
+      // that can still be reset. The look is read off the event loop, which meanwhile accepts and
+      // serves: a blocked loop is what makes a load balancer open new connections here.
       let looks = 0;
       while (looks++ < 100) {
+        if (!((await queuedConnections(address.port, family)) ?? 0)) break;
         await new Promise<void>((r) => setImmediate(r));
-        if (!(queuedConnections(address.port) ?? 0)) break;
       }
       const closed = new Promise<void>((r) => net.Server.prototype.close.call(server, () => r()));
       stoppedListening = true;
