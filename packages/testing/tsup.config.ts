@@ -7,6 +7,7 @@ export default defineConfig({
     'src/memory/index.ts',
     'src/tool-source/index.ts',
     'src/module-graph/index.ts',
+    'src/random/index.ts',
   ],
   format: ['esm'],
   dts: true,

@@ -1,5 +1,5 @@
 import {
-  Client,
+  type Client,
   ProtocolError,
   SdkError,
   SdkErrorCode,
@@ -22,6 +22,7 @@ import {
 } from '@toolwire/schema';
 import { transportOf, type McpServerConfig, type TransportKind } from '@toolwire/config';
 import { ServerUnavailableError, ToolCallProtocolError } from './errors.js';
+import { RegistryClient } from './registry-client.js';
 import type { Logger } from './logger.js';
 import { describeOAuthFailure, isOAuthFailure, type OAuthSession } from './oauth-session.js';
 import type {
@@ -102,7 +103,7 @@ export class ServerConnection {
   /** Which transport actually connected (an `http` server may have fallen back to `sse`). */
   connectedVia: TransportKind | undefined;
 
-  private client: Client | undefined;
+  private client: RegistryClient | undefined;
   private transport: Transport | undefined;
   private connecting: Promise<void> | undefined;
   private closed = false;
@@ -362,9 +363,9 @@ export class ServerConnection {
     });
   }
 
-  private createClient(mode: 'auto' | 'legacy' | 'modern'): Client {
+  private createClient(mode: 'auto' | 'legacy' | 'modern'): RegistryClient {
     const handlers = this.options.handlers;
-    const client: Client = new Client(this.options.clientInfo, {
+    const client = new RegistryClient(this.options.clientInfo, {
       capabilities: {
         ...(handlers?.elicitation ? { elicitation: { form: { applyDefaults: true } } } : {}),
         ...(handlers?.sampling ? { sampling: {} } : {}),
@@ -617,7 +618,7 @@ export class ServerConnection {
    * (inside the SDK transport) and the request fails with UnauthorizedError. The refused request
    * never ran, so redeem the new code and send it once more (twice at most: a step-up may follow).
    */
-  private async reauthorized<T>(client: Client, send: () => Promise<T>): Promise<T> {
+  private async reauthorized<T>(client: RegistryClient, send: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await send();
@@ -636,7 +637,7 @@ export class ServerConnection {
   }
 
   private async callOnce(
-    client: Client,
+    client: RegistryClient,
     toolName: string,
     args: Record<string, unknown>,
     options: CallOptions,
@@ -644,7 +645,7 @@ export class ServerConnection {
     definition: McpTool | undefined,
   ): Promise<CallToolResult> {
     try {
-      const result = await client.callTool(
+      const result = await client.callToolResult(
         { name: toolName, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) },
         {
           timeout: timeoutMs,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultChildEnvironment } from './stdio-transport.js';
+import { defaultChildEnvironment, ProcessTransport } from './stdio-transport.js';
 
 const saved = { ...process.env };
 
@@ -18,5 +18,32 @@ describe('defaultChildEnvironment', () => {
     expect(env.HTTPS_PROXY).toBe('http://127.0.0.1:3128');
     expect(env.PATH).toBe(process.env.PATH);
     expect(env.OPENAI_API_KEY).toBeUndefined();
+  });
+});
+
+describe('ProcessTransport', () => {
+  it('reports a server that writes 11 MB without a newline, and reads its next message', async () => {
+    const transport = new ProcessTransport({
+      command: process.execPath,
+      args: [
+        '-e',
+        `process.stdout.write('a'.repeat(11 * 1024 * 1024));
+         process.stdout.write('\\n' + JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }) + '\\n');
+         setTimeout(() => {}, 5000);`,
+      ],
+    });
+    const errors: string[] = [];
+    const messages: unknown[] = [];
+    transport.onerror = (error) => errors.push(error.message);
+    transport.onmessage = (message) => messages.push(message);
+    await transport.start();
+    try {
+      for (let i = 0; i < 200 && messages.length === 0; i++)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(errors.some((e) => /without a newline/.test(e))).toBe(true);
+      expect(messages).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
+    } finally {
+      await transport.close();
+    }
   });
 });

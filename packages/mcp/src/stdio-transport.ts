@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, type Stream } from 'node:stream';
 import {
-  ReadBuffer,
   serializeMessage,
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { JsonRpcLines } from './json-rpc-lines.js';
 
 export interface ProcessTransportOptions {
   command: string;
@@ -113,7 +113,7 @@ export class ProcessTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly readBuffer = new ReadBuffer();
+  private readonly lines = new JsonRpcLines();
   private readonly stderrStream = new PassThrough();
   private stderrTail = '';
   private closed = false;
@@ -173,7 +173,12 @@ export class ProcessTransport implements Transport {
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => {
-        this.readBuffer.append(chunk);
+        try {
+          this.lines.append(chunk);
+        } catch (error) {
+          this.onerror?.(error as Error);
+          return;
+        }
         this.drain();
       });
       child.stdout?.on('error', (error) => this.onerror?.(error));
@@ -197,7 +202,7 @@ export class ProcessTransport implements Transport {
     for (;;) {
       let message: JSONRPCMessage | null;
       try {
-        message = this.readBuffer.readMessage();
+        message = this.lines.next();
       } catch (error) {
         this.onerror?.(error as Error);
         continue;
@@ -244,7 +249,7 @@ export class ProcessTransport implements Transport {
       // The leader exited on its own; take down anything it left behind in its group.
       killGroup(child, 'SIGKILL');
     }
-    this.readBuffer.clear();
+    this.lines.clear();
     this.stderrStream.end();
     if (!wasClosed) this.onclose?.();
   }

@@ -3,6 +3,7 @@
 // moment hurts both sides of a ratio alike. Children report through `report()`.
 import { spawn } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
+import { seededRandom } from '@toolwire/testing/random';
 
 /** What a layer measures: a time per operation (lower is better) or a throughput (higher). */
 export type Unit = 'ms/op' | 'ops/s' | 'MB';
@@ -141,17 +142,6 @@ export function envNumber(name: string, fallback: number): number {
 
 const lowerIsBetter = (unit: Unit): boolean => unit !== 'ops/s';
 
-/** A small seeded generator, so the order of a run can be reproduced with --seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-}
-
 function shuffled<T>(items: readonly T[], next: () => number): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
@@ -217,7 +207,7 @@ export interface RunOptions {
 
 /** Runs every contender of a layer `rounds` times, interleaved, and evaluates the goals. */
 export async function runLayer(layer: Layer, options: RunOptions): Promise<LayerResult> {
-  const next = random(options.seed);
+  const next = seededRandom(options.seed);
   const values = new Map<string, number[]>(layer.contenders.map((c) => [c.name, []]));
   // Rows reported through `also`, shown after the contender that reported them.
   const extras = new Map<string, string[]>(layer.contenders.map((c) => [c.name, []]));
