@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
-import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
+import { isoTimeNow, lineBatcher } from '@toolwire/forwarder';
+import { pino, type DestinationStream } from 'pino';
 import pinoPretty from 'pino-pretty';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -35,39 +36,18 @@ export function logLevelFromEnv(env: Record<string, string | undefined> = proces
   return (LEVELS as readonly string[]).includes(wanted ?? '') ? (wanted as LogLevel) : 'info';
 }
 
-/** One batching destination per stream, so two loggers on stdout keep their lines in order. */
-const batchers = new WeakMap<Writable, DestinationStream>();
+const LEVEL_FIELDS: Record<string, { level: string }> = Object.fromEntries(
+  ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((label) => [label, { level: label }]),
+);
 
 /**
- * The lines written in one turn of the event loop go out as one write. A busy gateway logs an
- * audit line per call, and stdout to a file or a pipe is a synchronous write per line: that was a
- * fifth of the gateway's CPU at 12k calls/s. Flushed on `setImmediate`, and synchronously at exit
- * (a crash included); only a SIGKILL can lose the lines of the turn it lands in.
+ * stdout, batched: a busy gateway logs an audit line per call, and stdout to a file or a pipe is a
+ * synchronous write per line. Lines go out every 10 ms (a write of ~100 lines at 12k calls/s
+ * instead of one per event-loop turn), and at exit.
  */
 function batched(stream: Writable): DestinationStream {
-  const existing = batchers.get(stream);
-  if (existing) return existing;
-  let pending: string[] = [];
-  let scheduled = false;
-  const flush = (): void => {
-    scheduled = false;
-    if (pending.length === 0) return;
-    const text = pending.join('');
-    pending = [];
-    stream.write(text);
-  };
-  process.on('exit', flush);
-  const destination: DestinationStream = {
-    write(line: string) {
-      pending.push(line);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-    },
-  };
-  batchers.set(stream, destination);
-  return destination;
+  const lines = lineBatcher(stream, { flushMs: 10 });
+  return { write: (line: string) => lines.write(line) };
 }
 
 /**
@@ -83,7 +63,8 @@ export function createJsonLogger(
     redact?: boolean;
   } = {},
 ): Logger {
-  const destination: DestinationStream = (stream as Writable & { isTTY?: boolean }).isTTY
+  const pretty = (stream as Writable & { isTTY?: boolean }).isTTY === true;
+  const destination: DestinationStream = pretty
     ? pinoPretty({ colorize: true, sync: true, destination: stream })
     : stream === process.stdout
       ? batched(stream)
@@ -92,16 +73,40 @@ export function createJsonLogger(
     {
       level: options.level ?? 'info',
       base: options.base ?? null,
-      timestamp: stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      // pino's isoTime, formatted once per millisecond; the level objects made once.
+      timestamp: () => `,"time":"${isoTimeNow()}"`,
+      formatters: { level: (label) => LEVEL_FIELDS[label] ?? { level: label } },
       ...(options.redact === false ? {} : { redact: { paths: REDACT, censor: '[redacted]' } }),
     },
     destination,
   );
-  return {
+  const logger: Logger = {
     debug: (msg, fields) => log.debug(fields ?? {}, msg),
     info: (msg, fields) => log.info(fields ?? {}, msg),
     warn: (msg, fields) => log.warn(fields ?? {}, msg),
     error: (msg, fields) => log.error(fields ?? {}, msg),
+  };
+  // Unredacted JSON lines (the per-call audit line) are written as pino writes them, without the
+  // pass over every field pino makes: about 2.5 µs of a gateway call's ~75. `logger.test.ts`
+  // holds the two byte for byte on generated lines.
+  return options.redact === false && !pretty
+    ? { ...logger, info: plainLines(destination, log, options.base) }
+    : logger;
+}
+
+/** `info` lines as pino formats them (level word, ISO time, base, fields, msg), built directly. */
+function plainLines(
+  destination: DestinationStream,
+  log: { isLevelEnabled(level: string): boolean },
+  base: Record<string, unknown> | undefined,
+): Logger['info'] {
+  const baseText =
+    base && Object.keys(base).length > 0 ? `,${JSON.stringify(base).slice(1, -1)}` : '';
+  return (msg, fields) => {
+    if (!log.isLevelEnabled('info')) return;
+    const fieldsText = fields === undefined ? '{}' : JSON.stringify(fields);
+    destination.write(
+      `{"level":"info","time":"${isoTimeNow()}"${baseText}${fieldsText === '{}' ? '' : `,${fieldsText.slice(1, -1)}`},"msg":${JSON.stringify(msg)}}\n`,
+    );
   };
 }

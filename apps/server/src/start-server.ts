@@ -194,7 +194,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const audit = (entry: AuditEntry): void => {
     // The dashboard's call log shows finished calls; the "initiated" line is for the log only.
     if (entry.outcome !== 'initiated') callLog.push(entry);
-    auditLogger.info('tool call', { ...entry, event: 'tool_call' });
+    // The line's own `time` is the logger's (the same millisecond): one `time` key, not two.
+    const { time: _time, ...fields } = entry;
+    auditLogger.info('tool call', { ...fields, event: 'tool_call' });
   };
 
   const warnedRevisions = new Set<string>();

@@ -30,7 +30,13 @@ export async function startGateway(
     pending += chunk.toString('utf8');
     let at: number;
     while ((at = pending.indexOf('\n')) >= 0) {
-      logs.push(JSON.parse(pending.slice(0, at)) as Record<string, unknown>);
+      const line = pending.slice(0, at);
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      // Written as JSON.stringify would write it: a key written twice (which JSON.parse keeps
+      // once) makes the line longer than its re-serialization.
+      if (JSON.stringify(parsed).length !== line.length)
+        throw new Error(`a log line with a repeated key or non-canonical JSON: ${line}`);
+      logs.push(parsed);
       pending = pending.slice(at + 1);
     }
   });

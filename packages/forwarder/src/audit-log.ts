@@ -18,16 +18,46 @@ export interface AuditEntry {
 
 export type AuditSink = (entry: AuditEntry) => void;
 
+let isoMs = Number.NaN;
+let isoText = '';
+
 /**
- * Writes JSON lines to a stream, batched: lines are joined and flushed every 50 ms or 64 KiB,
- * so auditing every call costs one write per batch rather than one per call.
+ * `new Date().toISOString()`, formatted once per millisecond: a busy gateway stamps thousands of
+ * audit and log lines a second, and the formatting was a measurable part of each call.
  */
-export function createJsonLinesAuditSink(
-  stream: Writable,
-  options: { flushMs?: number } = {},
-): AuditSink & {
+export function isoTimeNow(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
+}
+
+/** Lines on their way to a stream, written together. */
+export interface LineBatcher {
+  /** Queues one line (with its newline). */
+  write(line: string): void;
+  /** Writes what is queued now. */
   flush(): void;
-} {
+}
+
+const batchers = new WeakMap<Writable, LineBatcher>();
+
+/**
+ * The one batcher of `stream` (two loggers on one stream share it, so their lines keep their
+ * order; the first caller's options hold): lines are joined and written every `flushMs` (default
+ * 50) or `maxBytes` (default 64 KiB), and synchronously when the process exits (a crash included;
+ * only a SIGKILL loses what is queued). A write per line was a fifth of a busy gateway's CPU.
+ */
+export function lineBatcher(
+  stream: Writable,
+  options: { flushMs?: number; maxBytes?: number } = {},
+): LineBatcher {
+  const existing = batchers.get(stream);
+  if (existing) return existing;
+  const flushMs = options.flushMs ?? 50;
+  const maxBytes = options.maxBytes ?? 65_536;
   let buffer = '';
   let timer: NodeJS.Timeout | undefined;
   const flush = (): void => {
@@ -38,15 +68,34 @@ export function createJsonLinesAuditSink(
     buffer = '';
     stream.write(out);
   };
-  const sink = ((entry: AuditEntry) => {
-    buffer += `${JSON.stringify(entry)}\n`;
-    if (buffer.length >= 65_536) flush();
-    else if (!timer) {
-      timer = setTimeout(flush, options.flushMs ?? 50);
-      timer.unref();
-    }
-  }) as AuditSink & { flush(): void };
-  sink.flush = flush;
+  process.on('exit', flush);
+  const batcher: LineBatcher = {
+    write(line) {
+      buffer += line;
+      if (buffer.length >= maxBytes) flush();
+      else if (!timer) {
+        timer = setTimeout(flush, flushMs);
+        timer.unref();
+      }
+    },
+    flush,
+  };
+  batchers.set(stream, batcher);
+  return batcher;
+}
+
+/** Writes each entry as a JSON line to `stream`, batched (`lineBatcher`). */
+export function createJsonLinesAuditSink(
+  stream: Writable,
+  options: { flushMs?: number } = {},
+): AuditSink & {
+  flush(): void;
+} {
+  const lines = lineBatcher(stream, options);
+  const sink = ((entry: AuditEntry) => lines.write(`${JSON.stringify(entry)}\n`)) as AuditSink & {
+    flush(): void;
+  };
+  sink.flush = lines.flush;
   return sink;
 }
 

@@ -54,7 +54,8 @@ export {
   filesystemDirectories,
 } from './argument-rules.js';
 export type { PathArgumentRule, ArgumentViolation } from './argument-rules.js';
-export { createJsonLinesAuditSink, redactArguments } from './audit-log.js';
+export { createJsonLinesAuditSink, isoTimeNow, lineBatcher, redactArguments } from './audit-log.js';
+export type { LineBatcher } from './audit-log.js';
 export type { AuditEntry, AuditSink } from './audit-log.js';
 export { HttpUpstream, UpstreamError } from './http-upstream.js';
 export type { HttpUpstreamOptions, UpstreamFailureKind } from './http-upstream.js';
