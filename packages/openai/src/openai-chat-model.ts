@@ -15,13 +15,10 @@ import {
   type BuiltOpenAIRequest,
   type OpenAIRequestSettings,
 } from './openai-request.js';
-import {
-  assembleResponse,
-  readOpenAICompletion,
-  type OpenAIWireCompletion,
-} from './openai-response.js';
+import { assembleResponse, readOpenAICompletion } from './openai-response.js';
 import { OpenAIStreamAccumulator, type OpenAIWireChunk } from './openai-stream-accumulator.js';
 import { streamOpenAI } from './openai-stream.js';
+import type { OpenAIWireCompletion } from './openai-wire.js';
 
 export interface OpenAIChatModelConfig extends Omit<OpenAIRequestSettings, 'modelId'> {
   client: OpenAI;

@@ -7,22 +7,7 @@ import {
   type ToolResult,
   type ToolResultPart,
 } from '@toolwire/schema';
-
-/** A Chat Completions message as sent on the wire. */
-export type OpenAIWireMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string | OpenAIUserContentPart[] }
-  | { role: 'assistant'; content: string | null; tool_calls?: OpenAIWireToolCall[] }
-  | { role: 'tool'; tool_call_id: string; content: string };
-
-export type OpenAIUserContentPart =
-  { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
-
-export interface OpenAIWireToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+import type { OpenAIUserContentPart, OpenAIWireMessage } from './openai-wire.js';
 
 export interface ConvertMessagesOptions {
   /**

@@ -10,15 +10,7 @@ import {
   type ToolCall,
   type Usage,
 } from '@toolwire/schema';
-
-/** Usage as Chat Completions (and compatible servers) report it. */
-export interface OpenAIWireUsage {
-  prompt_tokens?: number | null;
-  completion_tokens?: number | null;
-  total_tokens?: number | null;
-  prompt_tokens_details?: { cached_tokens?: number | null } | null;
-  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
-}
+import type { OpenAIWireCompletion, OpenAIWireUsage } from './openai-wire.js';
 
 /**
  * Normalises usage. OpenAI counts reasoning inside `completion_tokens`; xAI counts it beside
@@ -178,27 +170,6 @@ export function assembleResponse(
     }
   }
   return response;
-}
-
-/** A non-streamed Chat Completions answer, loosely typed: compatible servers vary. */
-export interface OpenAIWireCompletion {
-  id?: string;
-  model?: string;
-  choices?: Array<{
-    finish_reason?: string | null;
-    message?: {
-      content?: string | Array<{ type?: string; text?: string }> | null;
-      refusal?: string | null;
-      reasoning_content?: string | null;
-      reasoning?: string | null;
-      tool_calls?: Array<{
-        id?: string | null;
-        type?: string;
-        function?: { name?: string; arguments?: unknown };
-      }> | null;
-    };
-  }>;
-  usage?: OpenAIWireUsage | null;
 }
 
 // Some compatible servers answer with an array of content parts instead of a string.

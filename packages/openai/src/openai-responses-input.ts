@@ -8,20 +8,10 @@ import {
   type ToolResult,
 } from '@toolwire/schema';
 import { dataUrl, toolMessageContent } from './openai-convert-messages.js';
+import type { ResponsesInputContent, ResponsesInputItem } from './openai-wire.js';
 
 /** The key under which reasoning parts carry the Responses reasoning item they came from. */
 export const RESPONSES_METADATA_KEY = 'openai-responses';
-
-export type ResponsesInputContent =
-  { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' };
-
-/** One item of a Responses `input` array as sent on the wire. */
-export type ResponsesInputItem =
-  | { role: 'system' | 'developer' | 'user'; content: string | ResponsesInputContent[] }
-  | { role: 'assistant'; content: string }
-  | { type: 'function_call'; call_id: string; name: string; arguments: string }
-  | { type: 'function_call_output'; call_id: string; output: string | ResponsesInputContent[] }
-  | { type: 'reasoning'; [field: string]: unknown };
 
 /** The reasoning item a part was read from, to be sent back verbatim. */
 function reasoningItemOf(part: ReasoningPart): Record<string, unknown> | undefined {

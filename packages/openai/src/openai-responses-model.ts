@@ -16,16 +16,13 @@ import {
   type BuiltOpenAIResponsesRequest,
   type OpenAIResponsesRequestSettings,
 } from './openai-responses-request.js';
-import {
-  readResponsesOutput,
-  responsesFailure,
-  type ResponsesWireResponse,
-} from './openai-responses-response.js';
+import { readResponsesOutput, responsesFailure } from './openai-responses-response.js';
 import {
   OpenAIResponsesStreamAccumulator,
   type ResponsesStreamEvent,
 } from './openai-responses-stream-accumulator.js';
 import { streamOpenAI } from './openai-stream.js';
+import type { ResponsesWireResponse } from './openai-wire.js';
 
 export interface OpenAIResponsesModelConfig extends Omit<
   OpenAIResponsesRequestSettings,

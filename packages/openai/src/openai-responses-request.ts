@@ -1,18 +1,8 @@
-import {
-  assertToolChoice,
-  type ChatRequest,
-  type ChatWarning,
-  type JsonSchema,
-} from '@toolwire/schema';
-import {
-  prepareOpenAIFunctionTools,
-  prepareOpenAIResponseFormat,
-  type OpenAIRequestSettings,
-} from './openai-request.js';
-import {
-  convertMessagesToResponsesInput,
-  type ResponsesInputItem,
-} from './openai-responses-input.js';
+import { assertToolChoice, type ChatRequest, type ChatWarning } from '@toolwire/schema';
+import { prepareOpenAIResponseFormat, prepareOpenAITools } from './openai-prepare-tools.js';
+import type { OpenAIRequestSettings } from './openai-request.js';
+import { convertMessagesToResponsesInput } from './openai-responses-input.js';
+import type { OpenAIResponsesRequestBody } from './openai-wire.js';
 
 export interface OpenAIResponsesRequestSettings extends Pick<
   OpenAIRequestSettings,
@@ -24,39 +14,6 @@ export interface OpenAIResponsesRequestSettings extends Pick<
   encryptedReasoning: boolean;
   /** `reasoning` as sent (`effort`, `summary`); undefined sends none. */
   reasoning: { effort?: string; summary?: string } | undefined;
-}
-
-export interface ResponsesToolWire {
-  type: 'function';
-  name: string;
-  description: string;
-  parameters: JsonSchema;
-  strict: boolean;
-}
-
-export interface OpenAIResponsesRequestBody {
-  model: string;
-  input: ResponsesInputItem[];
-  tools?: ResponsesToolWire[];
-  tool_choice?: 'auto' | 'none' | 'required' | { type: 'function'; name: string };
-  parallel_tool_calls?: boolean;
-  text?: {
-    format: {
-      type: 'json_schema';
-      name: string;
-      description?: string;
-      schema: JsonSchema;
-      strict: boolean;
-    };
-  };
-  store?: boolean;
-  include?: string[];
-  reasoning?: { effort?: string; summary?: string };
-  max_output_tokens?: number;
-  temperature?: number;
-  top_p?: number;
-  stream?: boolean;
-  [extra: string]: unknown;
 }
 
 export interface BuiltOpenAIResponsesRequest {
@@ -75,19 +32,16 @@ export function buildOpenAIResponsesRequest(
   if (!Array.isArray(request.messages))
     throw new TypeError('request.messages must be an array of messages');
   const warnings: ChatWarning[] = [];
-  const tools = request.tools ?? [];
   assertToolChoice(
     request.toolChoice,
-    tools.map((tool) => tool.name),
+    (request.tools ?? []).map((tool) => tool.name),
   );
   const body: OpenAIResponsesRequestBody = {
     model: settings.modelId,
     input: convertMessagesToResponsesInput(request.messages, warnings),
   };
-  let strictToolNames: string[] = [];
-  if (tools.length > 0) {
-    const prepared = prepareOpenAIFunctionTools(request, settings, warnings);
-    strictToolNames = prepared.strictToolNames;
+  const prepared = prepareOpenAITools(request, settings, warnings);
+  if (prepared.tools) {
     // The Responses API makes function tools strict unless told otherwise.
     body.tools = prepared.tools.map((tool) => ({
       type: 'function',
@@ -96,17 +50,12 @@ export function buildOpenAIResponsesRequest(
       parameters: tool.parameters,
       strict: tool.strict ?? false,
     }));
-    const choice = request.toolChoice;
+    const choice = prepared.toolChoice;
     if (choice !== undefined)
       body.tool_choice =
         typeof choice === 'string' ? choice : { type: 'function', name: choice.toolName };
-    if (request.parallelToolCalls !== undefined)
-      body.parallel_tool_calls = request.parallelToolCalls;
-  } else if (request.parallelToolCalls !== undefined) {
-    warnings.push({
-      type: 'unsupported-setting',
-      message: 'parallelToolCalls was ignored: the request has no tools',
-    });
+    if (prepared.parallelToolCalls !== undefined)
+      body.parallel_tool_calls = prepared.parallelToolCalls;
   }
   const format = prepareOpenAIResponseFormat(request, settings, warnings);
   if (format) body.text = { format: { type: 'json_schema', ...format } };
@@ -124,5 +73,10 @@ export function buildOpenAIResponsesRequest(
   if (stream) body.stream = true;
   const extra = request.providerOptions?.[settings.providerName];
   if (extra) Object.assign(body, extra);
-  return { body, warnings, strictToolNames, strictResponseFormat: format?.strict ?? false };
+  return {
+    body,
+    warnings,
+    strictToolNames: prepared.strictToolNames,
+    strictResponseFormat: format?.strict ?? false,
+  };
 }

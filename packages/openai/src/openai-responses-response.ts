@@ -9,43 +9,11 @@ import {
 } from '@toolwire/schema';
 import type { OpenAIResponseParts } from './openai-response.js';
 import { RESPONSES_METADATA_KEY } from './openai-responses-input.js';
-
-/** Responses usage as the API reports it (reasoning counted inside `output_tokens`). */
-export interface ResponsesWireUsage {
-  input_tokens?: number | null;
-  output_tokens?: number | null;
-  total_tokens?: number | null;
-  input_tokens_details?: { cached_tokens?: number | null } | null;
-  output_tokens_details?: { reasoning_tokens?: number | null } | null;
-}
-
-/** One output item, loosely typed (the API adds item types over time). */
-export interface ResponsesWireItem {
-  type?: string;
-  id?: string;
-  // message
-  role?: string;
-  content?: Array<{ type?: string; text?: string; refusal?: string }> | null;
-  // function_call
-  call_id?: string | null;
-  name?: string | null;
-  arguments?: unknown;
-  // reasoning
-  summary?: Array<{ type?: string; text?: string }> | null;
-  encrypted_content?: string | null;
-  [field: string]: unknown;
-}
-
-/** A Responses `response` object, loosely typed. */
-export interface ResponsesWireResponse {
-  id?: string;
-  model?: string;
-  status?: string | null;
-  error?: { code?: string | null; message?: string | null } | null;
-  incomplete_details?: { reason?: string | null } | null;
-  output?: ResponsesWireItem[] | null;
-  usage?: ResponsesWireUsage | null;
-}
+import type {
+  ResponsesWireItem,
+  ResponsesWireResponse,
+  ResponsesWireUsage,
+} from './openai-wire.js';
 
 export function normalizeResponsesUsage(usage: ResponsesWireUsage | null | undefined): Usage {
   const input = usage?.input_tokens ?? 0;

@@ -13,9 +13,8 @@ import {
   reasoningPartOf,
   responsesFailure,
   uniqueCallId,
-  type ResponsesWireItem,
-  type ResponsesWireResponse,
 } from './openai-responses-response.js';
+import type { ResponsesWireItem, ResponsesWireResponse } from './openai-wire.js';
 
 /** One Responses stream event, loosely typed: only the fields this accumulator reads. */
 export interface ResponsesStreamEvent {

@@ -5,11 +5,8 @@ import {
   type ToolCall,
   type Usage,
 } from '@toolwire/schema';
-import {
-  normalizeOpenAIUsage,
-  type OpenAIResponseParts,
-  type OpenAIWireUsage,
-} from './openai-response.js';
+import { normalizeOpenAIUsage, type OpenAIResponseParts } from './openai-response.js';
+import type { OpenAIWireUsage } from './openai-wire.js';
 
 /** One streamed Chat Completions chunk, loosely typed: compatible servers vary. */
 export interface OpenAIWireChunk {
