@@ -17,7 +17,8 @@ import {
   type BuiltGoogleRequest,
   type GoogleRequestSettings,
 } from './google-request.js';
-import { GoogleResponseAccumulator, type GoogleWireResponse } from './google-response.js';
+import { GoogleResponseAccumulator } from './google-response.js';
+import type { GoogleWireResponse } from './google-wire.js';
 
 export interface GoogleChatModelConfig extends GoogleRequestSettings {
   client: GoogleGenAI;

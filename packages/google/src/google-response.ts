@@ -12,35 +12,7 @@ import {
   type Usage,
 } from '@toolwire/schema';
 import { GOOGLE_METADATA_KEY, type GoogleCallMetadata } from './google-convert-messages.js';
-
-/** A `GenerateContentResponse` (or one streamed chunk of it), loosely typed. */
-export interface GoogleWireResponse {
-  candidates?: Array<{
-    content?: {
-      role?: string;
-      parts?: Array<{
-        text?: string;
-        thought?: boolean;
-        thoughtSignature?: string;
-        functionCall?: { id?: string; name?: string; args?: unknown };
-      }>;
-    };
-    finishReason?: string;
-    finishMessage?: string;
-  }>;
-  promptFeedback?: { blockReason?: string; blockReasonMessage?: string };
-  usageMetadata?: GoogleWireUsage;
-  modelVersion?: string;
-  responseId?: string;
-}
-
-export interface GoogleWireUsage {
-  promptTokenCount?: number;
-  candidatesTokenCount?: number;
-  totalTokenCount?: number;
-  cachedContentTokenCount?: number;
-  thoughtsTokenCount?: number;
-}
+import type { GoogleWireResponse, GoogleWireUsage } from './google-wire.js';
 
 /** Gemini counts thoughts beside the candidates; `outputTokens` includes them. */
 export function normalizeGoogleUsage(usage: GoogleWireUsage | undefined): Usage {

@@ -9,4 +9,4 @@ export {
   normalizeGoogleUsage,
   normalizeGoogleFinishReason,
 } from './google-response.js';
-export type { GoogleWireResponse, GoogleWireUsage } from './google-response.js';
+export type * from './google-wire.js';
