@@ -20,7 +20,7 @@ export interface OpenAIPrepareToolsSettings {
 }
 
 /** A function tool in the shape both OpenAI APIs share (Chat Completions nests it under `function`). */
-export interface OpenAIFunctionTool {
+interface OpenAIFunctionTool {
   name: string;
   description: string;
   parameters: JsonSchema;
