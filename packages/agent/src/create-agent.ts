@@ -17,7 +17,7 @@ import type {
 } from './agent-options.js';
 import type { AgentResult } from './agent-result.js';
 import { EventChannel } from './event-channel.js';
-import { raceAbort, roundMs, type RunContext } from './run-context.js';
+import { raceAbort, roundMs, UNCANCELLABLE, type RunContext } from './run-context.js';
 import { runStagedPipeline } from './staged-pipeline.js';
 import { runToolLoop } from './tool-loop.js';
 
@@ -129,7 +129,7 @@ export function createAgent(options: AgentOptions): Agent {
   return {
     mode: resolved.mode,
     async run(input, runOptions = {}) {
-      return execute(input, runOptions.signal ?? new AbortController().signal, undefined);
+      return execute(input, runOptions.signal ?? UNCANCELLABLE, undefined);
     },
     stream(input, runOptions = {}) {
       const stopped = new AbortController();

@@ -46,11 +46,18 @@ export interface RunContext {
   promptToolCalling: boolean;
 }
 
+/**
+ * The signal of a run nobody can cancel (`run()` without a signal): never aborted, so model calls
+ * are sent without one and nothing is raced against it (linking a signal into each request is
+ * work the provider SDK does per call).
+ */
+export const UNCANCELLABLE: AbortSignal = new AbortController().signal;
+
 /** Request settings every model call of a run carries. */
 export function baseRequest(context: RunContext): Partial<ChatRequest> {
   const { temperature, maxOutputTokens, providerOptions } = context.options;
   return {
-    signal: context.signal,
+    ...(context.signal === UNCANCELLABLE ? {} : { signal: context.signal }),
     ...(temperature !== undefined ? { temperature } : {}),
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
     ...(providerOptions !== undefined ? { providerOptions } : {}),
@@ -66,12 +73,15 @@ export function describeRequest(request: ChatRequest): StepRequest {
   };
 }
 
+/** When each step began (kept off the step, which goes out as it is). */
+const stepStarts = new WeakMap<AgentStep, number>();
+
 export function beginStep(
   context: RunContext,
   kind: StepKind,
   request: ChatRequest | null,
-): AgentStep & { started?: number } {
-  const step: AgentStep & { started?: number } = {
+): AgentStep {
+  const step: AgentStep = {
     index: context.steps.length + 1,
     kind,
     startedAt: new Date().toISOString(),
@@ -88,17 +98,17 @@ export function beginStep(
     warnings: [],
     fallback: null,
     error: null,
-    started: performance.now(),
   };
+  stepStarts.set(step, performance.now());
   // Reserve the index now so nested helpers see the right step number.
   context.steps.push(step);
   context.emit({ type: 'step-start', step: step.index, kind, request: step.request });
   return step;
 }
 
-export function finishStep(context: RunContext, step: AgentStep & { started?: number }): AgentStep {
-  step.durationMs = roundMs(performance.now() - (step.started ?? performance.now()));
-  delete step.started;
+export function finishStep(context: RunContext, step: AgentStep): AgentStep {
+  const now = performance.now();
+  step.durationMs = roundMs(now - (stepStarts.get(step) ?? now));
   context.usage = addUsage(context.usage, step.usage);
   context.emit({ type: 'step-finish', step });
   return step;
@@ -263,6 +273,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** Settles with `promise`, or rejects as soon as `signal` aborts. */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal === UNCANCELLABLE) return promise;
   if (signal.aborted) {
     promise.catch(() => undefined);
     return Promise.reject(runCancelled(signal));

@@ -500,6 +500,16 @@ describe('createAgent (tool loop)', () => {
 });
 
 describe('createAgent (abort)', () => {
+  it('sends model calls with the caller signal, and without one when run() has none', async () => {
+    const model = createScriptedModel([{ text: 'a' }, { text: 'b' }]);
+    const agent = createAgent({ model });
+    await agent.run('x');
+    const controller = new AbortController();
+    await agent.run('x', { signal: controller.signal });
+    expect(model.requests[0]!.signal).toBeUndefined();
+    expect(model.requests[1]!.signal).toBe(controller.signal);
+  });
+
   it('throws CancelledError when aborted while the model is streaming', async () => {
     const model = createScriptedModel([{ hang: true, afterText: 'Thinking' }]);
     const controller = new AbortController();
