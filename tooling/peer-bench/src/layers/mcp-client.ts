@@ -41,7 +41,7 @@ export const mcpClientLayers = (): Layer[] => [
     ],
     goals: [],
     notes: [
-      'Why the layer above depends on how the server is spawned: the same calls written by hand, the server spawned as the SDKs do (same session) or as Toolwire does (`detached`, its own session and process group). With Linux autogroup scheduling and a loaded CPU, a server in a session of its own waits longer for every round trip.',
+      'Whether the layer above depends on how the server is spawned: the same calls written by hand, the server spawned as the SDKs do (same session) or as Toolwire does (`detached`, its own session and process group, so it can be stopped as a tree). With Linux autogroup scheduling a server in a session of its own can wait longer per round trip on a loaded CPU; on a quiet one it has not.',
     ],
   },
 ];
