@@ -106,7 +106,7 @@ afterAll(async () => {
   await Promise.all(fakes.map((fake) => fake.close()));
   await proxy?.close();
   await registry?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
+  if (work && !process.env.TOOLWIRE_KEEP_REGISTRY_CHECK) rmSync(work, { recursive: true, force: true });
 });
 
 describe('releasing into a registry', () => {
@@ -199,6 +199,8 @@ describe('one check in every runtime (npm project)', () => {
     writeFileSync(join(npmProject, 'check-deno.mjs'), esmCheck(false));
     const { stdout } = await run(localBin('deno'), ['run', '-A', '--node-modules-dir=manual', 'check-deno.mjs', base()], {
       cwd: npmProject,
+      timeout: 120_000,
+      killSignal: 'SIGKILL',
       env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', DENO_DIR: join(work, 'deno') },
     });
     record('Deno', JSON.parse(stdout) as string[]);
@@ -260,7 +262,7 @@ describe('one check in every runtime (npm project)', () => {
       absWorkingDir: npmProject,
       bundle: true,
       format: 'esm',
-      platform: 'neutral',
+      platform: 'browser',
       // What wrangler resolves with.
       conditions: ['workerd', 'worker', 'browser'],
       mainFields: ['browser', 'module', 'main'],
@@ -283,7 +285,9 @@ const worker :Workerd.Worker = (
 );
 `,
     );
-    const child = spawn(localBin('workerd'), ['serve', 'config.capnp', '--control-fd=3'], {
+    // The binary itself: the package's `bin` is a Node wrapper that would not pass fd 3 on.
+    const workerd = (createRequire(import.meta.url)('workerd') as { default: string }).default;
+    const child = spawn(workerd, ['serve', 'config.capnp', '--control-fd=3'], {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });

@@ -30,14 +30,17 @@ export async function startSameOriginProxy(
           ? new URL(path.slice(prefix.length + 1) || '/', providers[prefix])
           : undefined;
     if (!target) {
+      const file = normalize(join(staticDir, path.split('?')[0]!));
+      let content: Buffer;
       try {
-        const file = normalize(join(staticDir, path.split('?')[0]!));
-        if (!file.startsWith(staticDir)) throw new Error('outside');
-        const type = file.endsWith('.html') ? 'text/html' : 'text/javascript';
-        res.writeHead(200, { 'content-type': type }).end(readFileSync(file));
+        if (!file.startsWith(staticDir)) throw new Error('outside the folder');
+        content = readFileSync(file);
       } catch {
         res.writeHead(404).end();
+        return;
       }
+      const type = file.endsWith('.html') ? 'text/html' : 'text/javascript';
+      res.writeHead(200, { 'content-type': type }).end(content);
       return;
     }
     const upstream = request(

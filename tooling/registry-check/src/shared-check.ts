@@ -34,6 +34,7 @@ async function check(m, base, node) {
       required: ['a', 'b'],
       additionalProperties: false,
     },
+    outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
     execute: async ({ a, b }) => ({ sum: a + b }),
   });
   const wrong = m.schema.validateAgainstSchema(add.inputSchema, { a: 1, b: 'two' });
@@ -119,7 +120,9 @@ function imports(withNode: boolean): string {
 /** Node, Deno, Bun: `node check.mjs <base>` prints the packages used as JSON. */
 export function esmCheck(withNode: boolean): string {
   const argv = `(globalThis.Deno ? Deno.args : process.argv.slice(2))`;
-  return `${imports(withNode)}\n${body}\nconst used = await check(m, ${argv}[0], ${withNode});\nconsole.log(JSON.stringify(used));\n`;
+  // Deno stays alive after the check (not diagnosed yet: see the root README); it is told to exit.
+  const exit = `if (globalThis.Deno) Deno.exit(0);`;
+  return `${imports(withNode)}\n${body}\nconst used = await check(m, ${argv}[0], ${withNode});\nconsole.log(JSON.stringify(used));\n${exit}\n`;
 }
 
 /** Node with \`require\`. */
