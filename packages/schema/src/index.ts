@@ -41,10 +41,9 @@ export type { JsonSchema, JsonSchemaType, JsonValue } from './json-schema.js';
 export {
   getSchemaValidator,
   validateAgainstSchema,
-  usePrecompiledValidator,
   SchemaCompileError,
 } from './schema-validator.js';
-export type { SchemaValidator, ValidationResult, PrecompiledValidate } from './schema-validator.js';
+export type { SchemaValidator, ValidationResult } from './schema-validator.js';
 export {
   defineTool,
   validateToolDefinition,

@@ -7,11 +7,8 @@ import type { JsonSchema } from './json-schema.js';
 /** A compiled schema: `undefined` when the value is valid, else what is wrong with it. */
 export type SchemaCheck = (value: unknown) => Issue[] | undefined;
 
-/** Compiles a JSON Schema; throws when the schema itself is broken. */
-export type CompileSchema = (schema: JsonSchema) => SchemaCheck;
-
 /** One JSON pointer segment (RFC 6901: `~` and `/` escaped). */
-export function pointerSegment(property: string): string {
+function pointerSegment(property: string): string {
   return property.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

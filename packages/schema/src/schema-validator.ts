@@ -3,7 +3,7 @@
 import { compileSchema } from '#compile-schema';
 import type { Issue } from './errors.js';
 import type { JsonSchema } from './json-schema.js';
-import { issueFromAjv, type AjvError, type SchemaCheck } from './schema-issues.js';
+import type { SchemaCheck } from './schema-issues.js';
 
 export type ValidationResult<T = unknown> =
   { success: true; value: T } | { success: false; issues: Issue[] };
@@ -11,15 +11,6 @@ export type ValidationResult<T = unknown> =
 export interface SchemaValidator<T = unknown> {
   readonly schema: JsonSchema;
   validate(value: unknown): ValidationResult<T>;
-}
-
-/**
- * A validator that ajv generated ahead of time (`ajv/dist/standalone`): a function that returns
- * whether the value is valid and leaves ajv's errors on `.errors`.
- */
-export interface PrecompiledValidate {
-  (value: unknown): boolean;
-  errors?: readonly AjvError[] | null;
 }
 
 // Compiled once per schema object; schemas are treated as immutable once handed to us.
@@ -57,20 +48,6 @@ export function getSchemaValidator<T = unknown>(schema: JsonSchema): SchemaValid
     });
   }
   return validatorOf<T>(schema, check);
-}
-
-/**
- * Makes `validate` (generated ahead of time from `schema` with ajv's standalone code) the validator
- * that `getSchemaValidator(schema)` and `validateAgainstSchema(schema, …)` use: no compilation at
- * run time, and none of the code generation that browsers and workers may refuse.
- */
-export function usePrecompiledValidator<T = unknown>(
-  schema: JsonSchema,
-  validate: PrecompiledValidate,
-): SchemaValidator<T> {
-  return validatorOf<T>(schema, (value) =>
-    validate(value) ? undefined : (validate.errors ?? []).map(issueFromAjv),
-  );
 }
 
 /** Validates `value` against `schema` (compiled and cached). */

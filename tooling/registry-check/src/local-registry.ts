@@ -42,7 +42,9 @@ export async function startLocalRegistry(dir: string): Promise<LocalRegistry> {
   });
   const body = (await response.json()) as { token?: string };
   if (!response.ok || !body.token)
-    throw new Error(`the local registry refused the user (${response.status}): ${JSON.stringify(body)}`);
+    throw new Error(
+      `the local registry refused the user (${response.status}): ${JSON.stringify(body)}`,
+    );
   const host = url.replace(/^http:/, '');
   return {
     url,

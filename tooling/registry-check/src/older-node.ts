@@ -9,7 +9,9 @@ const FALLBACK = '20.20.2';
 
 function major(node: string): number | undefined {
   try {
-    return Number(execFileSync(node, ['--version'], { encoding: 'utf8' }).trim().slice(1).split('.')[0]);
+    return Number(
+      execFileSync(node, ['--version'], { encoding: 'utf8' }).trim().slice(1).split('.')[0],
+    );
   } catch {
     return undefined;
   }
@@ -22,17 +24,33 @@ export function olderNode(): string {
   }
   const platform = { linux: 'linux', darwin: 'darwin' }[process.platform as string];
   const arch = { x64: 'x64', arm64: 'arm64' }[process.arch as string];
-  if (!platform || !arch) throw new Error(`no Node ${FALLBACK} package for ${process.platform}/${process.arch}`);
+  if (!platform || !arch)
+    throw new Error(`no Node ${FALLBACK} package for ${process.platform}/${process.arch}`);
   const name = `node-${platform}-${arch}`;
-  const dir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'toolwire', `node-v${FALLBACK}`);
+  const dir = join(
+    process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'),
+    'toolwire',
+    `node-v${FALLBACK}`,
+  );
   const binary = join(dir, 'node_modules', name, 'bin', 'node');
   if (!existsSync(binary)) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), '{"private":true}\n');
-    execFileSync('npm', ['install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', `${name}@${FALLBACK}`], {
-      cwd: dir,
-      stdio: 'ignore',
-    });
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--no-save',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        `${name}@${FALLBACK}`,
+      ],
+      {
+        cwd: dir,
+        stdio: 'ignore',
+      },
+    );
     chmodSync(binary, 0o755);
   }
   return binary;

@@ -56,7 +56,9 @@ export async function publishPackages(
     for (const name of readdirSync(join(repoRoot, group))) {
       const folder = `${group}/${name}`;
       if (!existsSync(join(repoRoot, folder, 'package.json'))) continue;
-      const manifest = JSON.parse(readFileSync(join(repoRoot, folder, 'package.json'), 'utf8')) as Manifest;
+      const manifest = JSON.parse(
+        readFileSync(join(repoRoot, folder, 'package.json'), 'utf8'),
+      ) as Manifest;
       folderOf.set(manifest.name, folder);
       manifests.set(folder, manifest);
       // Private packages take part in versioning only as dependents; their manifest is enough.
@@ -71,7 +73,11 @@ export async function publishPackages(
   // pnpm reads the version of a `workspace:` dependency from the installed one: link them as
   // `pnpm install` would, without installing anything else.
   for (const [folder, manifest] of manifests)
-    for (const deps of [manifest.dependencies, manifest.devDependencies, manifest.optionalDependencies])
+    for (const deps of [
+      manifest.dependencies,
+      manifest.devDependencies,
+      manifest.optionalDependencies,
+    ])
       for (const [name, spec] of Object.entries(deps ?? {})) {
         const target = folderOf.get(name);
         if (!spec.startsWith('workspace:') || !target) continue;
@@ -83,7 +89,15 @@ export async function publishPackages(
   const git = (...args: string[]) => run('git', args, { cwd: copy });
   await git('init', '-q');
   await git('-c', 'user.name=ci', '-c', 'user.email=ci@example.invalid', 'add', '-A');
-  await git('-c', 'user.name=ci', '-c', 'user.email=ci@example.invalid', 'commit', '-qm', 'release');
+  await git(
+    '-c',
+    'user.name=ci',
+    '-c',
+    'user.email=ci@example.invalid',
+    'commit',
+    '-qm',
+    'release',
+  );
 
   const changeset = join(
     dirname(createRequire(import.meta.url).resolve('@changesets/cli/package.json')),
@@ -95,7 +109,9 @@ export async function publishPackages(
   const output = `${published.stdout}${published.stderr}`;
 
   return folders.map((folder) => {
-    const manifest = JSON.parse(readFileSync(join(copy, folder, 'package.json'), 'utf8')) as Manifest;
+    const manifest = JSON.parse(
+      readFileSync(join(copy, folder, 'package.json'), 'utf8'),
+    ) as Manifest;
     const tarball = join(
       workDir,
       'registry',

@@ -7,12 +7,16 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { readmeExamples } from '@toolwire/readme-check/readme-examples';
-import { startFakeProvider, type FakeProvider, type RecordedRequest } from '@toolwire/testing/providers';
+import {
+  startFakeProvider,
+  type FakeProvider,
+  type RecordedRequest,
+} from '@toolwire/testing/providers';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +35,8 @@ import {
 } from './shared-check.js';
 
 const run = promisify(execFile);
-const localBin = (name: string) => join(repoRoot, 'tooling', 'registry-check', 'node_modules', '.bin', name);
+const localBin = (name: string) =>
+  join(repoRoot, 'tooling', 'registry-check', 'node_modules', '.bin', name);
 const STEP_MS = 240_000;
 
 let work: string;
@@ -65,7 +70,11 @@ async function timed(label: string, step: () => Promise<unknown>): Promise<void>
   installSeconds[label] = (performance.now() - started) / 1000;
 }
 
-const quiet = { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+const quiet = {
+  npm_config_update_notifier: 'false',
+  npm_config_fund: 'false',
+  npm_config_audit: 'false',
+};
 
 function openaiTurn(request: RecordedRequest) {
   const messages = (request.body?.messages ?? []) as { role: string }[];
@@ -106,7 +115,8 @@ afterAll(async () => {
   await Promise.all(fakes.map((fake) => fake.close()));
   await proxy?.close();
   await registry?.close();
-  if (work && !process.env.TOOLWIRE_KEEP_REGISTRY_CHECK) rmSync(work, { recursive: true, force: true });
+  if (work && !process.env.TOOLWIRE_KEEP_REGISTRY_CHECK)
+    rmSync(work, { recursive: true, force: true });
 });
 
 describe('releasing into a registry', () => {
@@ -117,11 +127,20 @@ describe('releasing into a registry', () => {
 
   it('tarballs hold no sources, source maps or test fixtures', async () => {
     for (const pkg of published) {
-      const tarball = join(work, 'registry', 'storage', pkg.name, `${pkg.name.split('/')[1]}-${pkg.version}.tgz`);
+      const tarball = join(
+        work,
+        'registry',
+        'storage',
+        pkg.name,
+        `${pkg.name.split('/')[1]}-${pkg.version}.tgz`,
+      );
       const { stdout } = await run('tar', ['-tzf', tarball]);
       const files = stdout.trim().split('\n');
       expect(files, pkg.name).toContain('package/LICENSE');
-      expect(files.filter((file) => /^package\/src\/|\.map$|fixture|\.test\./.test(file)), pkg.name).toEqual([]);
+      expect(
+        files.filter((file) => /^package\/src\/|\.map$|fixture|\.test\./.test(file)),
+        pkg.name,
+      ).toEqual([]);
     }
   });
 });
@@ -141,11 +160,15 @@ describe('the binaries from the registry (npm)', () => {
 
   it('npx toolwire-server starts and answers tools/list', { timeout: STEP_MS }, async () => {
     const origin = proxy.url.replace(/\/$/, '');
-    gateway = spawn('npx', ['--no-install', 'toolwire-server', '--port', '0', '--allowed-hosts', origin], {
-      cwd: npmProject,
-      env: { ...process.env, ...quiet, XDG_CACHE_HOME: join(work, 'cache') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    gateway = spawn(
+      'npx',
+      ['--no-install', 'toolwire-server', '--port', '0', '--allowed-hosts', origin],
+      {
+        cwd: npmProject,
+        env: { ...process.env, ...quiet, XDG_CACHE_HOME: join(work, 'cache') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     const url = await new Promise<string>((resolve, reject) => {
       gateway!.stderr!.on('data', (chunk: Buffer) => {
@@ -153,7 +176,9 @@ describe('the binaries from the registry (npm)', () => {
         const found = /MCP at (http:\/\/[^\s]+)\/mcp/.exec(stderr)?.[1];
         if (found) resolve(found);
       });
-      gateway!.on('exit', (code) => reject(new Error(`toolwire-server exited (${code}): ${stderr}`)));
+      gateway!.on('exit', (code) =>
+        reject(new Error(`toolwire-server exited (${code}): ${stderr}`)),
+      );
     });
     const client = new Client({ name: 'registry-check', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
@@ -175,7 +200,11 @@ describe('the binaries from the registry (npm)', () => {
       );
       expect(failure).toMatchObject({ code: 1, stdout: '' });
       const lines = (failure as { stderr: string }).stderr.trim().split('\n');
-      expect(lines).toEqual([expect.stringMatching(new RegExp(`^${name}: needs Node 22\\.19\\.0 or newer; this is Node 20\\.`))]);
+      expect(lines).toEqual([
+        expect.stringMatching(
+          new RegExp(`^${name}: needs Node 22\\.19\\.0 or newer; this is Node 20\\.`),
+        ),
+      ]);
     }
   });
 });
@@ -197,12 +226,16 @@ describe('one check in every runtime (npm project)', () => {
 
   it('Deno', { timeout: STEP_MS }, async () => {
     writeFileSync(join(npmProject, 'check-deno.mjs'), esmCheck(false));
-    const { stdout } = await run(localBin('deno'), ['run', '-A', '--node-modules-dir=manual', 'check-deno.mjs', base()], {
-      cwd: npmProject,
-      timeout: 120_000,
-      killSignal: 'SIGKILL',
-      env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', DENO_DIR: join(work, 'deno') },
-    });
+    const { stdout } = await run(
+      localBin('deno'),
+      ['run', '-A', '--node-modules-dir=manual', 'check-deno.mjs', base()],
+      {
+        cwd: npmProject,
+        timeout: 120_000,
+        killSignal: 'SIGKILL',
+        env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', DENO_DIR: join(work, 'deno') },
+      },
+    );
     record('Deno', JSON.parse(stdout) as string[]);
   });
 
@@ -223,14 +256,24 @@ describe('one check in every runtime (npm project)', () => {
       platform: 'browser',
       logLevel: 'error',
     });
-    writeFileSync(join(work, 'static', 'page.html'), '<!doctype html><script type="module" src="/check.js"></script>');
+    writeFileSync(
+      join(work, 'static', 'page.html'),
+      '<!doctype html><script type="module" src="/check.js"></script>',
+    );
     writeFileSync(
       join(work, 'static', 'worker.html'),
       `<!doctype html><script>new Worker('/check.js', { type: 'module' }).onmessage = (event) => { window.checkResult = event.data; };</script>`,
     );
     const browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       for (const [runtime, page] of [
@@ -239,9 +282,13 @@ describe('one check in every runtime (npm project)', () => {
       ] as const) {
         const tab = await browser.newPage();
         await tab.goto(`${proxy.url}${page}`);
-        const handle = await tab.waitForFunction(() => (window as unknown as { checkResult?: unknown }).checkResult, undefined, {
-          timeout: 60_000,
-        });
+        const handle = await tab.waitForFunction(
+          () => (globalThis as unknown as { checkResult?: unknown }).checkResult,
+          undefined,
+          {
+            timeout: 60_000,
+          },
+        );
         const result = (await handle.jsonValue()) as { used?: string[]; error?: string };
         expect(result.error, runtime).toBeUndefined();
         record(runtime, result.used!);
@@ -315,7 +362,9 @@ const worker :Workerd.Worker = (
 
 /** The packages a README's install line names (`npm install @toolwire/a @toolwire/b`). */
 function installLine(readme: string): string[] | undefined {
-  const line = /^npm install (@toolwire\/.+)$/m.exec(readFileSync(join(repoRoot, readme), 'utf8'))?.[1];
+  const line = /^npm install (@toolwire\/.+)$/m.exec(
+    readFileSync(join(repoRoot, readme), 'utf8'),
+  )?.[1];
   return line?.trim().split(/\s+/);
 }
 
@@ -323,7 +372,12 @@ describe("each README's install line and first example (pnpm: strict about undec
   const seen = new Set<string>();
   const firsts = readmeExamples().filter((example) => {
     const readme = example.where.split(':')[0]!;
-    if (example.notRunnable || seen.has(readme) || readme.includes('testing') || readme === 'README.md')
+    if (
+      example.notRunnable ||
+      seen.has(readme) ||
+      readme.includes('testing') ||
+      readme === 'README.md'
+    )
       return false;
     seen.add(readme);
     return true;
@@ -339,7 +393,8 @@ describe("each README's install line and first example (pnpm: strict about undec
         run('pnpm', ['add', ...packages!], { cwd: project, env: { ...process.env, ...quiet } }),
       );
       writeFileSync(join(project, 'example.mts'), example.code);
-      if (example.config !== undefined) writeFileSync(join(project, 'toolwire.config.json'), example.config);
+      if (example.config !== undefined)
+        writeFileSync(join(project, 'toolwire.config.json'), example.config);
       const [openai, anthropic, ollama, google] = fakes;
       await run(process.execPath, ['example.mts'], {
         cwd: project,
@@ -364,7 +419,16 @@ describe("each README's install line and first example (pnpm: strict about undec
 describe('yarn', () => {
   it('installs the packages of the check and runs it', { timeout: STEP_MS }, async () => {
     const project = freshProject('yarn-project');
-    const names = ['schema', 'config', 'openai', 'agent', 'anthropic', 'ollama', 'google', 'mcp'].map((n) => `@toolwire/${n}`);
+    const names = [
+      'schema',
+      'config',
+      'openai',
+      'agent',
+      'anthropic',
+      'ollama',
+      'google',
+      'mcp',
+    ].map((n) => `@toolwire/${n}`);
     await timed('yarn add (the check)', () =>
       run(localBin('yarn'), ['add', '--silent', '--non-interactive', ...names], {
         cwd: project,

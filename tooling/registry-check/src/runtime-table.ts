@@ -1,6 +1,6 @@
 // The package × runtime table of the root README, as the registry test measures it: a cell is ✓
 // when that package ran there (in the shared check, or as a binary), — when it was not tried.
-export const RUNTIMES = [
+const RUNTIMES = [
   'Node (import)',
   'Node (require)',
   'Deno',
@@ -11,8 +11,8 @@ export const RUNTIMES = [
 ] as const;
 export type Runtime = (typeof RUNTIMES)[number];
 
-export const TABLE_START = '<!-- runtime-table: written by tooling/registry-check, do not edit -->';
-export const TABLE_END = '<!-- /runtime-table -->';
+const TABLE_START = '<!-- runtime-table: written by tooling/registry-check, do not edit -->';
+const TABLE_END = '<!-- /runtime-table -->';
 
 export function renderRuntimeTable(
   packages: readonly string[],

@@ -4,21 +4,6 @@
 // and the MCP registry over streamable HTTP to the gateway. Everything is reached through one
 // origin (`base`), the test's proxy, so a page needs no CORS. It returns the packages it used.
 
-/** Packages the check itself exercises, in every runtime. */
-export const CHECKED_EVERYWHERE = [
-  '@toolwire/schema',
-  '@toolwire/config',
-  '@toolwire/openai',
-  '@toolwire/agent',
-  '@toolwire/anthropic',
-  '@toolwire/ollama',
-  '@toolwire/google',
-  '@toolwire/mcp',
-] as const;
-
-/** Exercised in Node only (ES modules and CommonJS): worker threads, TypeScript, QuickJS. */
-export const CHECKED_IN_NODE = ['@toolwire/codemode', '@toolwire/executor'] as const;
-
 export const FAKE_TEXT = 'Hello from the fake provider.';
 export const AGENT_TEXT = 'The sum is 5.';
 
