@@ -1,7 +1,7 @@
 import {
   assertToolChoice,
-  convertSchema,
-  convertToolSchemas,
+  normalizeToolSchema,
+  normalizeToolSchemas,
   type ChatWarning,
   type JsonSchema,
   type ResponseFormat,
@@ -49,7 +49,7 @@ export function prepareAnthropicTools(options: PrepareToolsOptions): PreparedToo
     ...(options.responseFormat ? [options.responseFormat.name ?? DEFAULT_RESPONSE_TOOL_NAME] : []),
   ]);
 
-  const converted = convertToolSchemas(specs, 'anthropic');
+  const converted = normalizeToolSchemas(specs);
   for (const change of converted.changes) {
     warnings.push({
       type: 'schema-changed',
@@ -73,7 +73,7 @@ export function prepareAnthropicTools(options: PrepareToolsOptions): PreparedToo
         `responseFormat.name "${name}" collides with a tool of the same name; choose another responseFormat.name`,
       );
     }
-    const schema = convertSchema(options.responseFormat.schema, 'anthropic', { toolName: name });
+    const schema = normalizeToolSchema(options.responseFormat.schema, { toolName: name });
     for (const change of schema.changes) {
       warnings.push({
         type: 'schema-changed',

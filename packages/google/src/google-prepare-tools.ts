@@ -1,10 +1,4 @@
-import {
-  convertSchema,
-  convertToolSchemas,
-  type ChatRequest,
-  type ChatWarning,
-  type SchemaChange,
-} from '@toolwire/schema';
+import { type ChatRequest, type ChatWarning, type SchemaChange } from '@toolwire/schema';
 import {
   FunctionCallingConfigMode,
   type FunctionCallingConfig,
@@ -12,6 +6,7 @@ import {
   type GenerateContentConfig,
   type Schema,
 } from '@google/genai';
+import { convertToGoogleSchema } from './google-schema-dialect.js';
 
 /** The part of a `generateContent` config that carries tools, tool choice and structured output. */
 export type PreparedGoogleTools = Pick<
@@ -67,13 +62,15 @@ export function prepareGoogleTools(
           `request.tools[${i}].name "${tool.name}" must match ${NAME_PATTERN} for Gemini function declarations`,
         );
     });
-    const converted = convertToolSchemas(tools, 'gemini');
-    warnings.push(...schemaWarnings(converted.changes, 'tool'));
-    const declarations: FunctionDeclaration[] = converted.tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.inputSchema as Schema,
-    }));
+    const declarations: FunctionDeclaration[] = tools.map((tool) => {
+      const converted = convertToGoogleSchema(tool.inputSchema, { toolName: tool.name });
+      warnings.push(...schemaWarnings(converted.changes, 'tool'));
+      return {
+        name: tool.name,
+        description: tool.description,
+        parameters: converted.schema as Schema,
+      };
+    });
     prepared.tools = [{ functionDeclarations: declarations }];
     prepared.toolConfig = {
       functionCallingConfig: functionCallingConfig(
@@ -95,7 +92,7 @@ export function prepareGoogleTools(
       throw new TypeError(
         'request.responseFormat must be { type: "json", schema: <JSON Schema object> }',
       );
-    const converted = convertSchema(format.schema, 'gemini', {
+    const converted = convertToGoogleSchema(format.schema, {
       toolName: format.name ?? 'response',
     });
     warnings.push(...schemaWarnings(converted.changes, 'response format'));

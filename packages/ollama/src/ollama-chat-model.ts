@@ -1,7 +1,7 @@
 import {
   CancelledError,
   StreamProtocolError,
-  convertSchema,
+  normalizeToolSchema,
   guardPromise,
   guardStream,
   type ChatModel,
@@ -220,7 +220,7 @@ export class OllamaChatModel implements ChatModel {
     let format: Record<string, unknown> | undefined;
     let responseSchema: JsonSchema | undefined;
     if (request.responseFormat) {
-      const converted = convertSchema(request.responseFormat.schema, 'openai', {
+      const converted = normalizeToolSchema(request.responseFormat.schema, {
         toolName: request.responseFormat.name ?? 'response',
       });
       format = converted.schema;

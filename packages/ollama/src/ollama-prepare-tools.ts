@@ -1,6 +1,6 @@
 import {
   assertToolChoice,
-  convertToolSchemas,
+  normalizeToolSchemas,
   type ChatWarning,
   type Message,
   type ToolChoice,
@@ -48,7 +48,7 @@ export function prepareOllamaTools(options: {
   else if (!history && typeof choice === 'object')
     declared = specs.filter((tool) => tool.name === choice.toolName);
 
-  const converted = convertToolSchemas(declared, 'openai');
+  const converted = normalizeToolSchemas(declared);
   const warnings: ChatWarning[] = converted.changes.map((change) => ({
     type: 'schema-changed',
     toolName: change.toolName,

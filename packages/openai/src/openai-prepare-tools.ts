@@ -1,18 +1,16 @@
 import {
-  convertSchema,
-  convertToolSchemas,
   type ChatRequest,
   type ChatWarning,
   type JsonSchema,
   type SchemaChange,
-  type SchemaDialect,
   type ToolChoice,
 } from '@toolwire/schema';
+import { convertToOpenAISchema, type OpenAISchemaDialect } from './openai-schema-dialect.js';
 
 /** The settings tool and response-format preparation reads (both OpenAI APIs share them). */
 export interface OpenAIPrepareToolsSettings {
   /** `openai` (or `xai`) dialect for tool schemas; `openai-strict` is chosen per tool when strict is on. */
-  schemaDialect: Extract<SchemaDialect, 'openai' | 'xai'>;
+  schemaDialect: Extract<OpenAISchemaDialect, 'openai' | 'xai'>;
   /** Send tools with `strict: true` in OpenAI strict form when a schema is eligible. */
   strictTools: boolean;
   /** Send response-format schemas in strict form when eligible. */
@@ -89,7 +87,9 @@ export function prepareOpenAITools(
   const tools: OpenAIFunctionTool[] = [];
   if (settings.strictTools) {
     for (const tool of specs) {
-      const converted = convertSchema(tool.inputSchema, 'openai-strict', { toolName: tool.name });
+      const converted = convertToOpenAISchema(tool.inputSchema, 'openai-strict', {
+        toolName: tool.name,
+      });
       warnings.push(
         ...schemaWarnings(converted.changes, (c) => `tool "${c.toolName}" schema (strict)`),
       );
@@ -102,10 +102,13 @@ export function prepareOpenAITools(
       });
     }
   } else {
-    const converted = convertToolSchemas(specs, settings.schemaDialect);
-    warnings.push(...schemaWarnings(converted.changes, (c) => `tool "${c.toolName}" schema`));
-    for (const tool of converted.tools)
-      tools.push({ name: tool.name, description: tool.description, parameters: tool.inputSchema });
+    for (const tool of specs) {
+      const converted = convertToOpenAISchema(tool.inputSchema, settings.schemaDialect, {
+        toolName: tool.name,
+      });
+      warnings.push(...schemaWarnings(converted.changes, (c) => `tool "${c.toolName}" schema`));
+      tools.push({ name: tool.name, description: tool.description, parameters: converted.schema });
+    }
   }
   return {
     tools,
@@ -133,7 +136,7 @@ export function prepareOpenAIResponseFormat(
   const name = format.name ?? 'response';
   if (!NAME_PATTERN.test(name))
     throw new TypeError(`request.responseFormat.name "${name}" must match ${NAME_PATTERN}`);
-  const converted = convertSchema(
+  const converted = convertToOpenAISchema(
     format.schema,
     settings.strictResponseFormat ? 'openai-strict' : settings.schemaDialect,
     { toolName: name },

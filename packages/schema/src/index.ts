@@ -130,13 +130,23 @@ export type {
   ResponseFormat,
   Usage,
 } from './chat-model.js';
-export { convertSchema, convertToolSchemas, inlineRefs } from './schema-dialects.js';
+export {
+  normalizeToolSchema,
+  normalizeToolSchemas,
+  objectRootSchema,
+  stripAnnotations,
+  schemaChangeLog,
+  mapSubschemas,
+  mergeObjectBranches,
+  removeKeywords,
+  isObjectSchema,
+  inlineRefs,
+} from './normalize-tool-schema.js';
 export type {
-  SchemaDialect,
   SchemaChange,
-  DialectResult,
-  ConvertSchemaOptions,
-} from './schema-dialects.js';
+  SchemaChangeReporter,
+  ConvertedSchema,
+} from './normalize-tool-schema.js';
 export { estimateTokens, estimateToolListTokens } from './token-estimate.js';
 export {
   ToolSelectionResponseSchema,
