@@ -1,10 +1,8 @@
-import { AnthropicError, APIError, type Anthropic } from '@anthropic-ai/sdk';
+import type { Anthropic } from '@anthropic-ai/sdk';
 import {
+  UsageError,
   CancelledError,
-  ConnectionError,
   StreamProtocolError,
-  ToolwireError,
-  errorMessage,
   collectStream,
   guardPromise,
   guardStream,
@@ -105,25 +103,10 @@ export class AnthropicChatModel implements ChatModel {
         warnings: prepared.warnings,
       });
     } catch (error) {
-      const mapped = mapAnthropicError(error, {
+      throw mapAnthropicError(error, {
         toolNames: prepared.toolNames,
         ...(request.signal ? { signal: request.signal } : {}),
       });
-      if (
-        mapped === error &&
-        !ToolwireError.isInstance(error) &&
-        !(error instanceof AnthropicError) &&
-        !request.signal?.aborted
-      ) {
-        // Not an SDK or Toolwire error, and request building ran before `try`: the transport
-        // failed (a body cut short, "terminated").
-        throw new ConnectionError({
-          provider: this.provider,
-          message: `the Anthropic response broke off: ${errorMessage(error)}`,
-          cause: error,
-        });
-      }
-      throw mapped;
     }
   }
 
@@ -185,21 +168,9 @@ export class AnthropicChatModel implements ChatModel {
         yield { type: 'warning', warning };
       yield { type: 'finish', response };
     } catch (error) {
-      if (
-        receiving &&
-        !ToolwireError.isInstance(error) &&
-        !(error instanceof APIError) &&
-        !request.signal?.aborted
-      ) {
-        // The body broke off mid-stream (socket closed, "terminated"): a dropped stream.
-        throw new StreamProtocolError({
-          provider: this.provider,
-          message: `the Anthropic stream broke off: ${errorMessage(error)}`,
-          cause: error,
-        });
-      }
       throw mapAnthropicError(error, {
         toolNames: prepared.toolNames,
+        streaming: receiving,
         ...(request.signal ? { signal: request.signal } : {}),
       });
     } finally {
@@ -211,7 +182,7 @@ export class AnthropicChatModel implements ChatModel {
 
   private prepare(request: ChatRequest): PreparedRequest {
     if (!Array.isArray(request.messages))
-      throw new TypeError('request.messages must be an array of messages');
+      throw new UsageError({ message: 'request.messages must be an array of messages' });
     const settings = this.config.settings;
     const raw = { ...(request.providerOptions?.anthropic ?? {}) };
     const thinking =
@@ -235,9 +206,9 @@ export class AnthropicChatModel implements ChatModel {
     const budget = typeof thinking?.budget_tokens === 'number' ? thinking.budget_tokens : undefined;
     if (budget !== undefined && maxTokens <= budget) {
       if (explicitMax !== undefined) {
-        throw new TypeError(
-          `maxOutputTokens (${explicitMax}) must be greater than the thinking budget (${budget}): Anthropic counts thinking in max_tokens`,
-        );
+        throw new UsageError({
+          message: `maxOutputTokens (${explicitMax}) must be greater than the thinking budget (${budget}): Anthropic counts thinking in max_tokens`,
+        });
       }
       maxTokens = budget + DEFAULT_MAX_OUTPUT_TOKENS;
     }

@@ -1,4 +1,5 @@
 import {
+  UsageError,
   assertToolChoice,
   normalizeToolSchema,
   normalizeToolSchemas,
@@ -69,9 +70,9 @@ export function prepareAnthropicTools(options: PrepareToolsOptions): PreparedToo
   if (options.responseFormat) {
     const name = options.responseFormat.name ?? DEFAULT_RESPONSE_TOOL_NAME;
     if (specs.some((tool) => tool.name === name)) {
-      throw new TypeError(
-        `responseFormat.name "${name}" collides with a tool of the same name; choose another responseFormat.name`,
-      );
+      throw new UsageError({
+        message: `responseFormat.name "${name}" collides with a tool of the same name; choose another responseFormat.name`,
+      });
     }
     const schema = normalizeToolSchema(options.responseFormat.schema, { toolName: name });
     for (const change of schema.changes) {

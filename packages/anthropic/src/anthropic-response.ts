@@ -13,7 +13,7 @@ import type { PreparedTools } from './anthropic-prepare-tools.js';
 import type { AnthropicMessage, AnthropicUsage } from './anthropic-wire.js';
 
 /** Anthropic `stop_reason` → the normalised finish reason. */
-export function mapAnthropicStopReason(reason: string | null | undefined): FinishReason {
+export function mapAnthropicFinishReason(reason: string | null | undefined): FinishReason {
   switch (reason) {
     case 'end_turn':
     case 'stop_sequence':
@@ -91,7 +91,7 @@ export function finishAnthropicResponse(
   }
 
   const rawFinishReason = message.stop_reason ?? undefined;
-  let finishReason = mapAnthropicStopReason(rawFinishReason);
+  let finishReason = mapAnthropicFinishReason(rawFinishReason);
   let object: unknown;
   let hasObject = false;
   const responseTool = context.prepared.responseTool;

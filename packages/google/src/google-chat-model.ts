@@ -1,4 +1,5 @@
 import {
+  UsageError,
   CancelledError,
   StreamProtocolError,
   UnsupportedFeatureError,
@@ -40,7 +41,7 @@ export class GoogleChatModel implements ChatModel {
 
   constructor(modelId: string, config: GoogleChatModelConfig) {
     if (typeof modelId !== 'string' || modelId.trim() === '')
-      throw new TypeError('modelId must be a non-empty string');
+      throw new UsageError({ message: 'modelId must be a non-empty string' });
     this.modelId = modelId;
     this.provider = config.providerName;
     this.capabilities = config.capabilities;

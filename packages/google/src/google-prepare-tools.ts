@@ -1,4 +1,9 @@
-import { type ChatRequest, type ChatWarning, type SchemaChange } from '@toolwire/schema';
+import {
+  type ChatRequest,
+  type ChatWarning,
+  type SchemaChange,
+  UsageError,
+} from '@toolwire/schema';
 import {
   FunctionCallingConfigMode,
   type FunctionCallingConfig,
@@ -58,9 +63,9 @@ export function prepareGoogleTools(
   if (tools.length > 0) {
     tools.forEach((tool, i) => {
       if (!NAME_PATTERN.test(tool.name))
-        throw new TypeError(
-          `request.tools[${i}].name "${tool.name}" must match ${NAME_PATTERN} for Gemini function declarations`,
-        );
+        throw new UsageError({
+          message: `request.tools[${i}].name "${tool.name}" must match ${NAME_PATTERN} for Gemini function declarations`,
+        });
     });
     const declarations: FunctionDeclaration[] = tools.map((tool) => {
       const converted = convertToGoogleSchema(tool.inputSchema, { toolName: tool.name });
@@ -89,9 +94,9 @@ export function prepareGoogleTools(
   if (request.responseFormat) {
     const format = request.responseFormat;
     if (format.type !== 'json' || format.schema === null || typeof format.schema !== 'object')
-      throw new TypeError(
-        'request.responseFormat must be { type: "json", schema: <JSON Schema object> }',
-      );
+      throw new UsageError({
+        message: 'request.responseFormat must be { type: "json", schema: <JSON Schema object> }',
+      });
     const converted = convertToGoogleSchema(format.schema, {
       toolName: format.name ?? 'response',
     });

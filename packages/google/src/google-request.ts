@@ -1,6 +1,6 @@
-import { assertToolChoice, type ChatRequest, type ChatWarning } from '@toolwire/schema';
+import { assertToolChoice, type ChatRequest, type ChatWarning, UsageError } from '@toolwire/schema';
 import type { Content, GenerateContentConfig } from '@google/genai';
-import { convertToGoogleContents } from './google-convert-messages.js';
+import { convertToGoogleMessages } from './google-convert-messages.js';
 import { prepareGoogleTools } from './google-prepare-tools.js';
 
 export interface GoogleRequestSettings {
@@ -24,13 +24,13 @@ export function buildGoogleRequest(
   settings: GoogleRequestSettings,
 ): BuiltGoogleRequest {
   if (!Array.isArray(request.messages))
-    throw new TypeError('request.messages must be an array of messages');
+    throw new UsageError({ message: 'request.messages must be an array of messages' });
   const warnings: ChatWarning[] = [];
   assertToolChoice(
     request.toolChoice,
     (request.tools ?? []).map((tool) => tool.name),
   );
-  const { contents, system } = convertToGoogleContents(request.messages, warnings);
+  const { contents, system } = convertToGoogleMessages(request.messages, warnings);
   const config: GenerateContentConfig = {};
   if (system !== undefined) config.systemInstruction = { parts: [{ text: system }] };
 

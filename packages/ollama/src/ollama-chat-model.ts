@@ -1,4 +1,5 @@
 import {
+  UsageError,
   CancelledError,
   StreamProtocolError,
   normalizeToolSchema,
@@ -207,7 +208,7 @@ export class OllamaChatModel implements ChatModel {
 
   private prepare(request: ChatRequest, stream: boolean): PreparedRequest {
     if (!Array.isArray(request.messages))
-      throw new TypeError('request.messages must be an array of messages');
+      throw new UsageError({ message: 'request.messages must be an array of messages' });
     const settings = this.config.settings;
     const tools = prepareOllamaTools({
       tools: request.tools,

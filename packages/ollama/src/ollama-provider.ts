@@ -1,4 +1,4 @@
-import { lazyProvider } from '@toolwire/schema';
+import { lazyProvider, UsageError } from '@toolwire/schema';
 import { OllamaChatModel, type OllamaModelSettings } from './ollama-chat-model.js';
 
 export interface OllamaProviderSettings {
@@ -18,7 +18,7 @@ export type OllamaProvider = (modelId: string, settings?: OllamaModelSettings) =
 export function createOllama(options: OllamaProviderSettings = {}): OllamaProvider {
   return (modelId, settings = {}) => {
     if (typeof modelId !== 'string' || modelId.trim() === '')
-      throw new TypeError('modelId must be a non-empty string, e.g. "llama3.2"');
+      throw new UsageError({ message: 'modelId must be a non-empty string, e.g. "llama3.2"' });
     return new OllamaChatModel(modelId, {
       host: options.host,
       headers: options.headers,
@@ -30,9 +30,6 @@ export function createOllama(options: OllamaProviderSettings = {}): OllamaProvid
     });
   };
 }
-
-/** @deprecated Use `OllamaProviderSettings` (the same type; every adapter names it `XProviderSettings`). */
-export type OllamaProviderOptions = OllamaProviderSettings;
 
 /** The default provider (`http://127.0.0.1:11434`), created on first use. */
 export const ollama: OllamaProvider = lazyProvider(() => createOllama());

@@ -11,7 +11,7 @@ import {
   type OpenAIRequestSettings,
   type OpenAIWireChunk,
   type ResponsesStreamEvent,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { benchRows } from '@toolwire/bench-kit';
 
 const tools: ToolSpec[] = Array.from({ length: 10 }, (_, i) => ({

@@ -1,4 +1,5 @@
 import {
+  UsageError,
   CancelledError,
   UnsupportedFeatureError,
   StreamProtocolError,
@@ -36,7 +37,7 @@ export class OpenAIChatModel implements ChatModel {
 
   constructor(modelId: string, config: OpenAIChatModelConfig) {
     if (typeof modelId !== 'string' || modelId.trim() === '')
-      throw new TypeError('modelId must be a non-empty string');
+      throw new UsageError({ message: 'modelId must be a non-empty string' });
     this.modelId = modelId;
     this.provider = config.providerName;
     this.capabilities = config.capabilities;

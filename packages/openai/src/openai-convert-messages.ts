@@ -1,15 +1,17 @@
 import {
+  UsageError,
+  base64Bytes,
   prepareTranscript,
+  toolResultText,
   toolCallArgumentsText,
   type ChatWarning,
   type ImagePart,
   type Message,
   type ToolResult,
-  type ToolResultPart,
 } from '@toolwire/schema';
 import type { OpenAIUserContentPart, OpenAIWireMessage } from './openai-wire.js';
 
-export interface ConvertMessagesOptions {
+export interface ConvertToOpenAIMessagesOptions {
   /**
    * Chat Completions tool messages accept only text. `user-message` (default) sends a tool result's
    * images in one user message right after the tool messages of that turn (the tool message says
@@ -20,35 +22,15 @@ export interface ConvertMessagesOptions {
 
 export const dataUrl = (image: ImagePart): string => `data:${image.mediaType};base64,${image.data}`;
 
-function partText(part: ToolResultPart, imageNote: (part: ImagePart) => string): string {
-  switch (part.type) {
-    case 'text':
-      return part.text;
-    case 'json':
-      return JSON.stringify(part.value);
-    case 'image':
-      return imageNote(part);
-    case 'resource':
-      return part.text ?? `[resource ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}]`;
-  }
-}
-
-function approximateBytes(base64: string): number {
-  return Math.round((base64.length * 3) / 4);
-}
-
 export function toolMessageContent(result: ToolResult, imagesMoved: boolean): string {
-  const note = (image: ImagePart) =>
-    imagesMoved
-      ? `[image (${image.mediaType}, ${approximateBytes(image.data)} bytes) attached in the next user message]`
-      : `[image (${image.mediaType}, ${approximateBytes(image.data)} bytes) not shown: this model does not accept images in tool results]`;
-  let text = result.content.map((part) => partText(part, note)).join('\n');
-  if (text === '')
-    text = result.isError ? 'Tool execution failed.' : '(the tool returned no content)';
   // Chat Completions has no error flag on tool messages, so a failure has to say so in its text.
-  if (result.isError && !text.startsWith('Tool execution failed'))
-    text = `Tool execution failed: ${text}`;
-  return text;
+  return toolResultText(result, {
+    markFailure: true,
+    imageText: (image) =>
+      imagesMoved
+        ? `[image (${image.mediaType}, ${base64Bytes(image.data)} bytes) attached in the next user message]`
+        : `[image (${image.mediaType}, ${base64Bytes(image.data)} bytes) not shown: this model does not accept images in tool results]`,
+  });
 }
 
 /**
@@ -58,9 +40,9 @@ export function toolMessageContent(result: ToolResult, imagesMoved: boolean): st
  * transcript OpenAI would reject (a call without its result after a cancelled turn, orphan or
  * misplaced results) is repaired first, each fix reported as a `transcript-repaired` warning.
  */
-export function convertMessagesToOpenAI(
+export function convertToOpenAIMessages(
   input: readonly Message[],
-  options: ConvertMessagesOptions,
+  options: ConvertToOpenAIMessagesOptions,
   warnings: ChatWarning[],
 ): OpenAIWireMessage[] {
   const prepared = prepareTranscript(input);
@@ -134,9 +116,9 @@ export function convertMessagesToOpenAI(
         return;
       }
       default:
-        throw new TypeError(
-          `messages[${index}].role must be "system", "user", "assistant" or "tool" (got ${JSON.stringify((message as { role?: unknown }).role)})`,
-        );
+        throw new UsageError({
+          message: `messages[${index}].role must be "system", "user", "assistant" or "tool" (got ${JSON.stringify((message as { role?: unknown }).role)})`,
+        });
     }
   });
   return out;

@@ -1,4 +1,5 @@
 import {
+  UsageError,
   type ChatRequest,
   type ChatWarning,
   type JsonSchema,
@@ -78,9 +79,9 @@ export function prepareOpenAITools(
   }
   specs.forEach((tool, i) => {
     if (!NAME_PATTERN.test(tool.name)) {
-      throw new TypeError(
-        `request.tools[${i}].name "${tool.name}" must match ${NAME_PATTERN} (letters, digits, _ and -, at most 64) for OpenAI-compatible APIs`,
-      );
+      throw new UsageError({
+        message: `request.tools[${i}].name "${tool.name}" must match ${NAME_PATTERN} (letters, digits, _ and -, at most 64) for OpenAI-compatible APIs`,
+      });
     }
   });
   const strictToolNames: string[] = [];
@@ -129,13 +130,15 @@ export function prepareOpenAIResponseFormat(
   const format = request.responseFormat;
   if (!format) return undefined;
   if (format.type !== 'json' || format.schema === null || typeof format.schema !== 'object') {
-    throw new TypeError(
-      'request.responseFormat must be { type: "json", schema: <JSON Schema object> }',
-    );
+    throw new UsageError({
+      message: 'request.responseFormat must be { type: "json", schema: <JSON Schema object> }',
+    });
   }
   const name = format.name ?? 'response';
   if (!NAME_PATTERN.test(name))
-    throw new TypeError(`request.responseFormat.name "${name}" must match ${NAME_PATTERN}`);
+    throw new UsageError({
+      message: `request.responseFormat.name "${name}" must match ${NAME_PATTERN}`,
+    });
   const converted = convertToOpenAISchema(
     format.schema,
     settings.strictResponseFormat ? 'openai-strict' : settings.schemaDialect,

@@ -1,4 +1,4 @@
-import { lazyProvider, type ModelCapabilities } from '@toolwire/schema';
+import { lazyProvider, type ModelCapabilities, UsageError } from '@toolwire/schema';
 import OpenAI from 'openai';
 import { OpenAIChatModel } from './openai-chat-model.js';
 import { OpenAIResponsesModel } from './openai-responses-model.js';
@@ -121,7 +121,9 @@ function capabilitiesFor(
 function positive(value: number | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw new TypeError(`${name} must be a non-negative number (got ${String(value)})`);
+    throw new UsageError({
+      message: `${name} must be a non-negative number (got ${String(value)})`,
+    });
   return value;
 }
 
@@ -138,15 +140,15 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
   const kind = providerName === 'xai' ? 'xai' : providerName === 'openai' ? 'openai' : 'compatible';
   const compatibility = settings.compatibility ?? (kind === 'openai' ? 'strict' : 'compatible');
   if (compatibility !== 'strict' && compatibility !== 'compatible')
-    throw new TypeError(
-      `compatibility must be "strict" or "compatible" (got ${JSON.stringify(compatibility)})`,
-    );
+    throw new UsageError({
+      message: `compatibility must be "strict" or "compatible" (got ${JSON.stringify(compatibility)})`,
+    });
   const envName = kind === 'xai' ? 'XAI_API_KEY' : 'OPENAI_API_KEY';
   const apiKey = settings.apiKey ?? readEnv(envName);
   if (!apiKey && kind !== 'compatible') {
-    throw new TypeError(
-      `${providerName}: no API key: pass createOpenAI({ apiKey }) or set ${envName}`,
-    );
+    throw new UsageError({
+      message: `${providerName}: no API key: pass createOpenAI({ apiKey }) or set ${envName}`,
+    });
   }
   const streamUsage = settings.streamUsage ?? true;
   const idleTimeoutMs = positive(settings.idleTimeoutMs, 'idleTimeoutMs') ?? 60_000;
@@ -167,12 +169,14 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
 
   const create = (modelId: string, chat: OpenAIChatSettings = {}): OpenAIChatModel => {
     if (chat.strictTools && kind === 'xai')
-      throw new TypeError('strictTools: xAI has no strict function calling; leave it off');
+      throw new UsageError({
+        message: 'strictTools: xAI has no strict function calling; leave it off',
+      });
     const imageToolResults = chat.imageToolResults ?? 'user-message';
     if (imageToolResults !== 'user-message' && imageToolResults !== 'text') {
-      throw new TypeError(
-        `imageToolResults must be "user-message" or "text" (got ${JSON.stringify(imageToolResults)})`,
-      );
+      throw new UsageError({
+        message: `imageToolResults must be "user-message" or "text" (got ${JSON.stringify(imageToolResults)})`,
+      });
     }
     return new OpenAIChatModel(modelId, {
       client,
@@ -192,9 +196,13 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
     options: OpenAIResponsesSettings = {},
   ): OpenAIResponsesModel => {
     if (options.strictTools && kind === 'xai')
-      throw new TypeError('strictTools: xAI has no strict function calling; leave it off');
+      throw new UsageError({
+        message: 'strictTools: xAI has no strict function calling; leave it off',
+      });
     if (options.store !== undefined && typeof options.store !== 'boolean')
-      throw new TypeError(`store must be true or false (got ${JSON.stringify(options.store)})`);
+      throw new UsageError({
+        message: `store must be true or false (got ${JSON.stringify(options.store)})`,
+      });
     return new OpenAIResponsesModel(modelId, {
       client,
       providerName,

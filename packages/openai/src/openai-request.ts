@@ -1,5 +1,5 @@
-import { assertToolChoice, type ChatRequest, type ChatWarning } from '@toolwire/schema';
-import { convertMessagesToOpenAI } from './openai-convert-messages.js';
+import { assertToolChoice, type ChatRequest, type ChatWarning, UsageError } from '@toolwire/schema';
+import { convertToOpenAIMessages } from './openai-convert-messages.js';
 import {
   prepareOpenAIResponseFormat,
   prepareOpenAITools,
@@ -34,7 +34,7 @@ export function buildOpenAIRequest(
   stream: boolean,
 ): BuiltOpenAIRequest {
   if (!Array.isArray(request.messages))
-    throw new TypeError('request.messages must be an array of messages');
+    throw new UsageError({ message: 'request.messages must be an array of messages' });
   const warnings: ChatWarning[] = [];
   assertToolChoice(
     request.toolChoice,
@@ -42,7 +42,7 @@ export function buildOpenAIRequest(
   );
   const body: OpenAIRequestBody = {
     model: settings.modelId,
-    messages: convertMessagesToOpenAI(
+    messages: convertToOpenAIMessages(
       request.messages,
       { imageToolResults: settings.imageToolResults },
       warnings,

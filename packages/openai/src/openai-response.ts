@@ -17,7 +17,7 @@ import type { OpenAIWireCompletion, OpenAIWireUsage } from './openai-wire.js';
  * (`total = prompt + completion + reasoning`), which is detected from the numbers so that
  * `outputTokens` always includes reasoning.
  */
-export function normalizeOpenAIUsage(usage: OpenAIWireUsage | null | undefined): Usage {
+export function mapOpenAIUsage(usage: OpenAIWireUsage | null | undefined): Usage {
   const input = usage?.prompt_tokens ?? 0;
   let output = usage?.completion_tokens ?? 0;
   const reasoning = usage?.completion_tokens_details?.reasoning_tokens ?? undefined;
@@ -40,7 +40,7 @@ export function normalizeOpenAIUsage(usage: OpenAIWireUsage | null | undefined):
   return out;
 }
 
-export function normalizeOpenAIFinishReason(
+export function mapOpenAIFinishReason(
   raw: string | null | undefined,
   hasToolCalls: boolean,
 ): FinishReason {
@@ -126,8 +126,7 @@ export function assembleResponse(
     text: parts.text === '' ? parts.refusal : parts.text,
     toolCalls,
     finishReason:
-      parts.finishReason ??
-      normalizeOpenAIFinishReason(parts.rawFinishReason, toolCalls.length > 0),
+      parts.finishReason ?? mapOpenAIFinishReason(parts.rawFinishReason, toolCalls.length > 0),
     usage: parts.usage,
     warnings:
       parts.droppedCalls.length > 0
@@ -218,7 +217,7 @@ export function readOpenAICompletion(
     refusal: message?.refusal ?? '',
     toolCalls,
     rawFinishReason: choice?.finish_reason ?? undefined,
-    usage: normalizeOpenAIUsage(completion.usage),
+    usage: mapOpenAIUsage(completion.usage),
     modelId: completion.model ?? fallbackModelId,
     responseId: completion.id,
     droppedCalls,

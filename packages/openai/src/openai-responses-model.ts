@@ -1,4 +1,5 @@
 import {
+  UsageError,
   CancelledError,
   StreamProtocolError,
   UnsupportedFeatureError,
@@ -16,7 +17,7 @@ import {
   type BuiltOpenAIResponsesRequest,
   type OpenAIResponsesRequestSettings,
 } from './openai-responses-request.js';
-import { readResponsesOutput, responsesFailure } from './openai-responses-response.js';
+import { readOpenAIResponsesOutput, responsesFailure } from './openai-responses-response.js';
 import {
   OpenAIResponsesStreamAccumulator,
   type ResponsesStreamEvent,
@@ -46,7 +47,7 @@ export class OpenAIResponsesModel implements ChatModel {
 
   constructor(modelId: string, config: OpenAIResponsesModelConfig) {
     if (typeof modelId !== 'string' || modelId.trim() === '')
-      throw new TypeError('modelId must be a non-empty string');
+      throw new UsageError({ message: 'modelId must be a non-empty string' });
     this.modelId = modelId;
     this.provider = config.providerName;
     this.capabilities = config.capabilities;
@@ -103,7 +104,7 @@ export class OpenAIResponsesModel implements ChatModel {
       });
     }
     if (response.status === 'failed') throw responsesFailure(this.provider, response);
-    return assembleResponse(readResponsesOutput(response, this.modelId), {
+    return assembleResponse(readOpenAIResponsesOutput(response, this.modelId), {
       provider: this.provider,
       request,
       warnings: built.warnings,

@@ -1,7 +1,7 @@
-import { assertToolChoice, type ChatRequest, type ChatWarning } from '@toolwire/schema';
+import { assertToolChoice, type ChatRequest, type ChatWarning, UsageError } from '@toolwire/schema';
 import { prepareOpenAIResponseFormat, prepareOpenAITools } from './openai-prepare-tools.js';
 import type { OpenAIRequestSettings } from './openai-request.js';
-import { convertMessagesToResponsesInput } from './openai-responses-input.js';
+import { convertToOpenAIResponsesMessages } from './openai-responses-convert-messages.js';
 import type { OpenAIResponsesRequestBody } from './openai-wire.js';
 
 export interface OpenAIResponsesRequestSettings extends Pick<
@@ -30,7 +30,7 @@ export function buildOpenAIResponsesRequest(
   stream: boolean,
 ): BuiltOpenAIResponsesRequest {
   if (!Array.isArray(request.messages))
-    throw new TypeError('request.messages must be an array of messages');
+    throw new UsageError({ message: 'request.messages must be an array of messages' });
   const warnings: ChatWarning[] = [];
   assertToolChoice(
     request.toolChoice,
@@ -38,7 +38,7 @@ export function buildOpenAIResponsesRequest(
   );
   const body: OpenAIResponsesRequestBody = {
     model: settings.modelId,
-    input: convertMessagesToResponsesInput(request.messages, warnings),
+    input: convertToOpenAIResponsesMessages(request.messages, warnings),
   };
   const prepared = prepareOpenAITools(request, settings, warnings);
   if (prepared.tools) {

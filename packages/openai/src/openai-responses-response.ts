@@ -8,14 +8,14 @@ import {
   type Usage,
 } from '@toolwire/schema';
 import type { OpenAIResponseParts } from './openai-response.js';
-import { RESPONSES_METADATA_KEY } from './openai-responses-input.js';
+import { RESPONSES_METADATA_KEY } from './openai-responses-convert-messages.js';
 import type {
   ResponsesWireItem,
   ResponsesWireResponse,
   ResponsesWireUsage,
 } from './openai-wire.js';
 
-export function normalizeResponsesUsage(usage: ResponsesWireUsage | null | undefined): Usage {
+export function mapOpenAIResponsesUsage(usage: ResponsesWireUsage | null | undefined): Usage {
   const input = usage?.input_tokens ?? 0;
   const output = usage?.output_tokens ?? 0;
   const out: Usage = {
@@ -31,7 +31,7 @@ export function normalizeResponsesUsage(usage: ResponsesWireUsage | null | undef
 }
 
 /** The finish reason from a response's status: `incomplete` says why in `incomplete_details`. */
-export function normalizeResponsesFinishReason(
+export function mapOpenAIResponsesFinishReason(
   status: string | null | undefined,
   incompleteReason: string | null | undefined,
   hasToolCalls: boolean,
@@ -74,7 +74,7 @@ export function uniqueCallId(callId: unknown, seen: Set<string>): string {
 }
 
 /** Reads a non-streamed (or the final streamed) response into response parts. */
-export function readResponsesOutput(
+export function readOpenAIResponsesOutput(
   response: ResponsesWireResponse,
   fallbackModelId: string,
 ): OpenAIResponseParts {
@@ -107,8 +107,8 @@ export function readResponsesOutput(
     refusal,
     toolCalls,
     rawFinishReason: status === 'incomplete' && incompleteReason ? incompleteReason : status,
-    finishReason: normalizeResponsesFinishReason(status, incompleteReason, toolCalls.length > 0),
-    usage: normalizeResponsesUsage(response.usage),
+    finishReason: mapOpenAIResponsesFinishReason(status, incompleteReason, toolCalls.length > 0),
+    usage: mapOpenAIResponsesUsage(response.usage),
     modelId: response.model ?? fallbackModelId,
     responseId: response.id,
     droppedCalls,

@@ -8,8 +8,8 @@ import {
 import type { OpenAIResponseParts } from './openai-response.js';
 import {
   messageText,
-  normalizeResponsesFinishReason,
-  normalizeResponsesUsage,
+  mapOpenAIResponsesFinishReason,
+  mapOpenAIResponsesUsage,
   reasoningPartOf,
   responsesFailure,
   uniqueCallId,
@@ -293,7 +293,7 @@ export class OpenAIResponsesStreamAccumulator {
         : { type: 'reasoning' as const, text: state.text }),
       text: state.text,
     }));
-    const usage: Usage = final.usage ? normalizeResponsesUsage(final.usage) : emptyUsage();
+    const usage: Usage = final.usage ? mapOpenAIResponsesUsage(final.usage) : emptyUsage();
     const status = final.status ?? undefined;
     const incompleteReason = final.incomplete_details?.reason ?? undefined;
     return {
@@ -303,7 +303,7 @@ export class OpenAIResponsesStreamAccumulator {
       refusal: this.refusal,
       toolCalls,
       rawFinishReason: status === 'incomplete' && incompleteReason ? incompleteReason : status,
-      finishReason: normalizeResponsesFinishReason(status, incompleteReason, toolCalls.length > 0),
+      finishReason: mapOpenAIResponsesFinishReason(status, incompleteReason, toolCalls.length > 0),
       usage,
       modelId: this.modelId,
       responseId: this.responseId,

@@ -5,7 +5,7 @@ import {
   type ToolCall,
   type Usage,
 } from '@toolwire/schema';
-import { normalizeOpenAIUsage, type OpenAIResponseParts } from './openai-response.js';
+import { mapOpenAIUsage, type OpenAIResponseParts } from './openai-response.js';
 import type { OpenAIWireUsage } from './openai-wire.js';
 
 /** One streamed Chat Completions chunk, loosely typed: compatible servers vary. */
@@ -74,7 +74,7 @@ export class OpenAIStreamAccumulator {
     const parts: ChatStreamPart[] = [];
     if (typeof chunk.id === 'string' && this.responseId === undefined) this.responseId = chunk.id;
     if (typeof chunk.model === 'string' && chunk.model !== '') this.modelId = chunk.model;
-    if (chunk.usage) this.usage = normalizeOpenAIUsage(chunk.usage);
+    if (chunk.usage) this.usage = mapOpenAIUsage(chunk.usage);
     for (const choice of chunk.choices ?? []) {
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta ?? {};

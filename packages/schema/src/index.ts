@@ -9,6 +9,7 @@ export {
   NoSuchToolError,
   CancelledError,
   TimeoutError,
+  UsageError,
   formatIssues,
   nearestNames,
 } from './errors.js';
@@ -85,6 +86,7 @@ export {
   failureText,
   toolFailureFromError,
   toolResultText,
+  base64Bytes,
 } from './tool-result.js';
 export type {
   ToolResult,
@@ -94,6 +96,7 @@ export type {
   ImagePart,
   ResourcePart,
   ToolFailure,
+  ToolResultTextOptions,
 } from './tool-result.js';
 export { assertToolChoice, toolChoiceViolation, InvalidToolChoiceError } from './tool-choice.js';
 export type { ToolChoice } from './tool-choice.js';

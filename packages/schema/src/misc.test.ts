@@ -128,6 +128,31 @@ describe('tool calls and results', () => {
     );
   });
 
+  it('leaves images out or names them as asked, and marks failures for flagless wire formats', () => {
+    const result = {
+      toolCallId: '1',
+      toolName: 'shot',
+      isError: true,
+      content: [
+        { type: 'json' as const, value: { code: 7 } },
+        { type: 'image' as const, data: 'AAAA', mediaType: 'image/png' },
+        { type: 'resource' as const, uri: 'file:///a.txt', mimeType: 'text/plain' },
+      ],
+    };
+    expect(toolResultText(result, { imageText: () => undefined })).toBe(
+      '{"code":7}\n[resource file:///a.txt (text/plain)]',
+    );
+    expect(
+      toolResultText(result, { imageText: (image) => `<${image.mediaType}>`, markFailure: true }),
+    ).toBe('Tool execution failed: {"code":7}\n<image/png>\n[resource file:///a.txt (text/plain)]');
+    const empty = { ...result, content: [] };
+    expect(toolResultText(empty, { markFailure: true })).toBe('Tool execution failed.');
+    expect(toolResultText({ ...empty, isError: false }, { markFailure: true })).toBe(
+      '(the tool returned no content)',
+    );
+    expect(toolResultText({ ...empty, isError: false })).toBe('');
+  });
+
   it('classifies thrown errors into categories', () => {
     expect(
       toolFailureFromError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })).category,

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { type Issue } from './errors.js';
+import { SchemaCompileError, type Issue } from './errors.js';
 import type { JsonSchema } from './json-schema.js';
 
 // ajv-formats is CommonJS; under some loaders the function sits on `.default`.
@@ -46,7 +46,7 @@ function ajvFor(schema: JsonSchema): Ajv {
 // Compiled once per schema object; schemas are treated as immutable once handed to us.
 const cache = new WeakMap<object, SchemaValidator>();
 
-export class SchemaCompileError extends Error {}
+export { SchemaCompileError };
 
 /**
  * A validator for one JSON Schema, compiled once and cached by schema identity.

@@ -1,4 +1,5 @@
 import {
+  UsageError,
   prepareTranscript,
   toolCallArgumentsText,
   type ChatWarning,
@@ -47,7 +48,7 @@ function functionCallOutput(result: ToolResult): string | ResponsesInputContent[
  * sent (the API accepts only its own items). The transcript is repaired first, as for Chat
  * Completions.
  */
-export function convertMessagesToResponsesInput(
+export function convertToOpenAIResponsesMessages(
   input: readonly Message[],
   warnings: ChatWarning[],
 ): ResponsesInputItem[] {
@@ -96,9 +97,9 @@ export function convertMessagesToResponsesInput(
           });
         return;
       default:
-        throw new TypeError(
-          `messages[${index}].role must be "system", "user", "assistant" or "tool" (got ${JSON.stringify((message as { role?: unknown }).role)})`,
-        );
+        throw new UsageError({
+          message: `messages[${index}].role must be "system", "user", "assistant" or "tool" (got ${JSON.stringify((message as { role?: unknown }).role)})`,
+        });
     }
   });
   return out;
