@@ -2,6 +2,7 @@ import type { Anthropic } from '@anthropic-ai/sdk';
 import {
   UsageError,
   CancelledError,
+  ClientToolSearch,
   StreamProtocolError,
   collectStream,
   guardPromise,
@@ -15,7 +16,11 @@ import {
 } from '@toolwire/schema';
 import { convertToAnthropicMessages } from './anthropic-convert-messages.js';
 import { mapAnthropicError } from './anthropic-errors.js';
-import { prepareAnthropicTools, type PreparedTools } from './anthropic-prepare-tools.js';
+import {
+  prepareAnthropicTools,
+  type AnthropicToolSearch,
+  type PreparedTools,
+} from './anthropic-prepare-tools.js';
 import { finishAnthropicResponse } from './anthropic-response.js';
 import {
   AnthropicStreamAccumulator,
@@ -43,6 +48,17 @@ export interface AnthropicModelSettings {
   thinking?: AnthropicThinkingSetting;
   /** Fail a stream (and a request still waiting for its first byte) after this much silence. */
   idleTimeoutMs?: number;
+  /**
+   * How deferred tools (`ToolSpec.deferred`) are found: Anthropic's tool search tool, `bm25`
+   * (natural-language queries, the default) or `regex`; or `client`, a search tool this adapter
+   * answers itself (`ClientToolSearch`), for models without tool search.
+   */
+  toolSearch?: AnthropicToolSearch | 'client';
+  /**
+   * The code execution tool whose code may call tools with `allowedCallers: ['programmatic']`
+   * (programmatic tool calling; default `code_execution_20260120`).
+   */
+  codeExecution?: string;
 }
 
 export interface AnthropicChatModelConfig {
@@ -79,23 +95,42 @@ export class AnthropicChatModel implements ChatModel {
 
   /** The exact request body `generate`/`stream` would send (without `stream`), and its warnings. */
   buildRequest(request: ChatRequest): { body: AnthropicRequestBody; warnings: ChatWarning[] } {
-    const { body, warnings } = this.prepare(request);
+    const { body, warnings } = this.prepare(
+      this.config.settings.toolSearch === 'client'
+        ? new ClientToolSearch(request).firstRequest
+        : request,
+    );
     return { body, warnings };
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    if (this.config.settings.toolSearch !== 'client') return this.generateOnce(request);
+    return new ClientToolSearch(request).generate((round) => this.generateOnce(round));
+  }
+
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    if (this.config.settings.toolSearch !== 'client') return this.streamOnce(request);
+    return {
+      [Symbol.asyncIterator]: () => {
+        const parts = new ClientToolSearch(request).stream((round) => this.streamOnce(round));
+        return parts[Symbol.asyncIterator]();
+      },
+    };
+  }
+
+  private async generateOnce(request: ChatRequest): Promise<ChatResponse> {
     const prepared = this.prepare(request);
     throwIfAborted(request.signal);
     // The SDK refuses non-streaming requests that may run past 10 minutes (judged by max_tokens);
     // those are streamed and collected instead, which gives the same response.
     if (prepared.body.max_tokens > NON_STREAMING_MAX_TOKENS)
-      return collectStream(this.stream(request));
+      return collectStream(this.streamOnce(request));
     try {
       const message = (await this.config
         .client()
         .messages.create(
           prepared.body as unknown as Anthropic.MessageCreateParamsNonStreaming,
-          requestOptions(request, request.signal),
+          requestOptions(request, request.signal, prepared.prepared.betas),
         )) as unknown as AnthropicMessage;
       return finishAnthropicResponse(message, {
         modelId: this.modelId,
@@ -110,7 +145,7 @@ export class AnthropicChatModel implements ChatModel {
     }
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+  private async *streamOnce(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
     const prepared = this.prepare(request);
     throwIfAborted(request.signal);
     const idleMs = this.config.settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -130,7 +165,7 @@ export class AnthropicChatModel implements ChatModel {
           .client()
           .messages.create(
             { ...prepared.body, stream: true } as unknown as Anthropic.MessageCreateParamsStreaming,
-            requestOptions(request, controller.signal),
+            requestOptions(request, controller.signal, prepared.prepared.betas),
           ),
         {
           ms: idleMs,
@@ -198,6 +233,11 @@ export class AnthropicChatModel implements ChatModel {
       parallelToolCalls: request.parallelToolCalls,
       responseFormat: request.responseFormat,
       thinking: thinkingOn,
+      mcpServers: request.mcpServers,
+      ...(settings.toolSearch !== undefined && settings.toolSearch !== 'client'
+        ? { toolSearch: settings.toolSearch }
+        : {}),
+      ...(settings.codeExecution !== undefined ? { codeExecution: settings.codeExecution } : {}),
     });
     const prompt = convertToAnthropicMessages(request.messages);
 
@@ -220,6 +260,8 @@ export class AnthropicChatModel implements ChatModel {
       messages: prompt.messages,
       ...(prepared.tools ? { tools: prepared.tools } : {}),
       ...(prepared.toolChoice ? { tool_choice: prepared.toolChoice } : {}),
+      ...(prepared.mcpServers ? { mcp_servers: prepared.mcpServers } : {}),
+      ...(prompt.container !== undefined ? { container: prompt.container } : {}),
       ...(thinking !== undefined ? { thinking } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
       ...(request.topP !== undefined ? { top_p: request.topP } : {}),
@@ -230,7 +272,9 @@ export class AnthropicChatModel implements ChatModel {
       body,
       prepared,
       warnings: [...prepared.warnings, ...prompt.warnings],
-      toolNames: (prepared.tools ?? []).map((tool) => tool.name),
+      toolNames: (prepared.tools ?? []).map((tool) =>
+        'name' in tool ? tool.name : `${tool.type} ${tool.mcp_server_name}`,
+      ),
     };
   }
 }
@@ -246,10 +290,25 @@ function thinkingParam(
 function requestOptions(
   request: ChatRequest,
   signal: AbortSignal | undefined,
+  betas: readonly string[],
 ): Anthropic.RequestOptions {
+  let headers = request.headers;
+  if (betas.length > 0) {
+    // The caller's own betas are kept beside the ones the request needs.
+    const own = Object.entries(headers ?? {}).find(
+      ([name]) => name.toLowerCase() === 'anthropic-beta',
+    );
+    const values = [...(own ? own[1].split(',').map((beta) => beta.trim()) : []), ...betas];
+    headers = {
+      ...Object.fromEntries(
+        Object.entries(headers ?? {}).filter(([name]) => name.toLowerCase() !== 'anthropic-beta'),
+      ),
+      'anthropic-beta': [...new Set(values)].join(','),
+    };
+  }
   return {
     ...(signal ? { signal } : {}),
-    ...(request.headers ? { headers: request.headers } : {}),
+    ...(headers ? { headers } : {}),
   };
 }
 

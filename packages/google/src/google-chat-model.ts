@@ -1,6 +1,7 @@
 import {
   UsageError,
   CancelledError,
+  ClientToolSearch,
   StreamProtocolError,
   UnsupportedFeatureError,
   guardPromise,
@@ -50,6 +51,10 @@ export class GoogleChatModel implements ChatModel {
 
   /** The `contents` and `config` this model would send for a request; no I/O. */
   buildRequest(request: ChatRequest): BuiltGoogleRequest {
+    return this.build(new ClientToolSearch(request).firstRequest);
+  }
+
+  private build(request: ChatRequest): BuiltGoogleRequest {
     if (!this.capabilities.toolCalling && (request.tools?.length ?? 0) > 0) {
       throw new UnsupportedFeatureError({
         feature: 'toolCalling',
@@ -99,12 +104,29 @@ export class GoogleChatModel implements ChatModel {
     };
   }
 
+  /**
+   * Gemini has no tool search: deferred tools are found through a search tool this adapter
+   * answers itself (`ClientToolSearch`), inside this call.
+   */
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    return new ClientToolSearch(request).generate((round) => this.generateOnce(round));
+  }
+
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    return {
+      [Symbol.asyncIterator]: () => {
+        const parts = new ClientToolSearch(request).stream((round) => this.streamOnce(round));
+        return parts[Symbol.asyncIterator]();
+      },
+    };
+  }
+
+  private async generateOnce(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted)
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request);
+    const built = this.build(request);
     const failure: { headers?: Headers } = {};
     let answer: GoogleWireResponse;
     try {
@@ -119,16 +141,12 @@ export class GoogleChatModel implements ChatModel {
     return accumulator.response({ provider: this.provider, request, warnings: built.warnings });
   }
 
-  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
-    return { [Symbol.asyncIterator]: () => this.streamParts(request)[Symbol.asyncIterator]() };
-  }
-
-  private async *streamParts(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+  private async *streamOnce(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
     if (request.signal?.aborted)
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request);
+    const built = this.build(request);
     for (const warning of built.warnings) yield { type: 'warning', warning };
     const provider = this.provider;
     // Our own controller lets the idle guard stop a stalled stream; it follows the caller's signal.

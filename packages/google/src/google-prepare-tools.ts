@@ -1,8 +1,9 @@
 import {
+  UsageError,
+  plainFunctionTool,
   type ChatRequest,
   type ChatWarning,
   type SchemaChange,
-  UsageError,
 } from '@toolwire/schema';
 import {
   FunctionCallingConfigMode,
@@ -43,6 +44,15 @@ function functionCallingConfig(
     };
   if (choice === 'none') return { mode: FunctionCallingConfigMode.NONE };
   if (choice === 'required') return { mode: FunctionCallingConfigMode.ANY };
+  if (choice.type === 'allowed')
+    // `VALIDATED` keeps text possible and limits calls to the names; `ANY` makes one required.
+    return {
+      mode:
+        choice.mode === 'required'
+          ? FunctionCallingConfigMode.ANY
+          : FunctionCallingConfigMode.VALIDATED,
+      allowedFunctionNames: [...choice.toolNames],
+    };
   return { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: [choice.toolName] };
 }
 
@@ -50,7 +60,8 @@ function functionCallingConfig(
  * Maps provider-neutral tools, tool choice and response format to Gemini's: tools are function
  * declarations (`gemini` schema dialect), the choice is a `functionCallingConfig` mode (`auto` is
  * `VALIDATED` when `validatedFunctionCalls` is on, `required` and a specific tool are `ANY`), and
- * structured output is `responseSchema` with a JSON mime type. Gemini has no switch for
+ * structured output is `responseSchema` with a JSON mime type. An `allowed` set of tools is
+ * `allowedFunctionNames` (with `VALIDATED`, or `ANY` when a call is required). Gemini has no switch for
  * `parallelToolCalls: false`, so it is not sent and a warning says so.
  */
 export function prepareGoogleTools(
@@ -67,7 +78,9 @@ export function prepareGoogleTools(
           message: `request.tools[${i}].name "${tool.name}" must match ${NAME_PATTERN} for Gemini function declarations`,
         });
     });
-    const declarations: FunctionDeclaration[] = tools.map((tool) => {
+    const declarations: FunctionDeclaration[] = tools.map((spec) => {
+      // Examples go in the description, a free-text tool is one string (Gemini has neither).
+      const tool = plainFunctionTool(spec);
       const converted = convertToGoogleSchema(tool.inputSchema, { toolName: tool.name });
       warnings.push(...schemaWarnings(converted.changes, 'tool'));
       return {

@@ -1,4 +1,10 @@
-import { assertToolChoice, type ChatRequest, type ChatWarning, UsageError } from '@toolwire/schema';
+import {
+  UnsupportedFeatureError,
+  UsageError,
+  assertToolChoice,
+  type ChatRequest,
+  type ChatWarning,
+} from '@toolwire/schema';
 import type { Content, GenerateContentConfig } from '@google/genai';
 import { convertToGoogleMessages } from './google-convert-messages.js';
 import { prepareGoogleTools } from './google-prepare-tools.js';
@@ -26,6 +32,12 @@ export function buildGoogleRequest(
   if (!Array.isArray(request.messages))
     throw new UsageError({ message: 'request.messages must be an array of messages' });
   const warnings: ChatWarning[] = [];
+  if ((request.mcpServers?.length ?? 0) > 0)
+    throw new UnsupportedFeatureError({
+      feature: 'mcpServers',
+      message:
+        'the Gemini API cannot call remote MCP servers for the model (request.mcpServers); connect them with @toolwire/mcp and pass their tools instead',
+    });
   assertToolChoice(
     request.toolChoice,
     (request.tools ?? []).map((tool) => tool.name),

@@ -1,6 +1,7 @@
 import {
   assertToolChoice,
   normalizeToolSchemas,
+  plainFunctionTool,
   type ChatWarning,
   type Message,
   type ToolChoice,
@@ -28,7 +29,7 @@ export function hasToolHistory(messages: readonly Message[]): boolean {
  * is always checked after the fact:
  * - `none`: no tools are declared, unless earlier turns used tools (then they stay declared, since
  *   some model templates render earlier tool calls and results only when tools are declared);
- * - a specific tool: only that tool is declared, under the same condition;
+ * - a specific tool, or an `allowed` set: only those tools are declared, under the same condition;
  * - `auto` and `required`: every tool is declared (`required` cannot be forced).
  */
 export function prepareOllamaTools(options: {
@@ -45,10 +46,13 @@ export function prepareOllamaTools(options: {
   const history = hasToolHistory(options.messages);
   let declared = specs;
   if (!history && choice === 'none') declared = [];
-  else if (!history && typeof choice === 'object')
-    declared = specs.filter((tool) => tool.name === choice.toolName);
+  else if (!history && typeof choice === 'object') {
+    const allowed = choice.type === 'tool' ? [choice.toolName] : choice.toolNames;
+    declared = specs.filter((tool) => allowed.includes(tool.name));
+  }
 
-  const converted = normalizeToolSchemas(declared);
+  // Examples go in the description, a free-text tool is one string (Ollama has neither).
+  const converted = normalizeToolSchemas(declared.map((tool) => plainFunctionTool(tool)));
   const warnings: ChatWarning[] = converted.changes.map((change) => ({
     type: 'schema-changed',
     toolName: change.toolName,

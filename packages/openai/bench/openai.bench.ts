@@ -60,6 +60,7 @@ const settings: OpenAIRequestSettings = {
   strictTools: false,
   strictResponseFormat: true,
   maxTokensField: 'max_completion_tokens',
+  nativeToolFeatures: true,
   streamUsage: true,
   imageToolResults: 'user-message',
 };
@@ -168,6 +169,7 @@ const responsesSettings = {
   store: false,
   encryptedReasoning: true,
   reasoning: undefined,
+  toolNamespace: undefined,
 };
 
 let parts = 0;

@@ -1,6 +1,7 @@
 import {
   UsageError,
   CancelledError,
+  ClientToolSearch,
   UnsupportedFeatureError,
   StreamProtocolError,
   type ChatModel,
@@ -46,20 +47,37 @@ export class OpenAIChatModel implements ChatModel {
 
   /** The body this model would send for a request (for logging and tests); no I/O. */
   buildRequest(request: ChatRequest, options: { stream?: boolean } = {}): BuiltOpenAIRequest {
+    return this.build(new ClientToolSearch(request).firstRequest, options.stream ?? false);
+  }
+
+  private build(request: ChatRequest, stream: boolean): BuiltOpenAIRequest {
     if (!this.capabilities.toolCalling && (request.tools?.length ?? 0) > 0) {
       throw new UnsupportedFeatureError({
         feature: 'toolCalling',
         message: `${this.provider} model "${this.modelId}" is configured without tool calling (capabilities.toolCalling: false), but the request has ${request.tools!.length} tool(s)`,
       });
     }
-    return buildOpenAIRequest(
-      request,
-      { ...this.config, modelId: this.modelId },
-      options.stream ?? false,
-    );
+    return buildOpenAIRequest(request, { ...this.config, modelId: this.modelId }, stream);
   }
 
+  /**
+   * Chat Completions has no tool search: deferred tools are found through a search tool this
+   * adapter answers itself (`ClientToolSearch`), inside this call.
+   */
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    return new ClientToolSearch(request).generate((round) => this.generateOnce(round));
+  }
+
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    return {
+      [Symbol.asyncIterator]: () => {
+        const parts = new ClientToolSearch(request).stream((round) => this.streamOnce(round));
+        return parts[Symbol.asyncIterator]();
+      },
+    };
+  }
+
+  private async generateOnce(request: ChatRequest): Promise<ChatResponse> {
     const context = {
       provider: this.provider,
       signal: request.signal,
@@ -71,7 +89,7 @@ export class OpenAIChatModel implements ChatModel {
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request);
+    const built = this.build(request, false);
     let completion: OpenAIWireCompletion;
     try {
       completion = (await this.config.client.chat.completions.create(
@@ -96,10 +114,6 @@ export class OpenAIChatModel implements ChatModel {
     });
   }
 
-  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
-    return { [Symbol.asyncIterator]: () => this.streamParts(request)[Symbol.asyncIterator]() };
-  }
-
   private responseContext(request: ChatRequest, built: BuiltOpenAIRequest) {
     return {
       provider: this.provider,
@@ -110,12 +124,12 @@ export class OpenAIChatModel implements ChatModel {
     };
   }
 
-  private async *streamParts(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+  private async *streamOnce(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
     if (request.signal?.aborted)
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request, { stream: true });
+    const built = this.build(request, true);
     const { warnings, ...context } = this.responseContext(request, built);
     yield* streamOpenAI<OpenAIWireChunk>({
       provider: this.provider,

@@ -3,13 +3,19 @@ import {
   base64Bytes,
   prepareTranscript,
   toolResultText,
+  toolCallArgumentsObject,
   toolCallArgumentsText,
   type ChatWarning,
   type ImagePart,
   type Message,
+  type ToolCall,
   type ToolResult,
 } from '@toolwire/schema';
-import type { OpenAIUserContentPart, OpenAIWireMessage } from './openai-wire.js';
+import type {
+  OpenAIUserContentPart,
+  OpenAIWireMessage,
+  OpenAIWireToolCall,
+} from './openai-wire.js';
 
 export interface ConvertToOpenAIMessagesOptions {
   /**
@@ -18,6 +24,8 @@ export interface ConvertToOpenAIMessagesOptions {
    * where they went); `text` replaces them with a placeholder, for servers without image input.
    */
   imageToolResults: 'user-message' | 'text';
+  /** Tools sent as free-text (`custom`) tools: their calls are resent as `custom` calls. */
+  customToolNames?: ReadonlySet<string>;
 }
 
 export const dataUrl = (image: ImagePart): string => `data:${image.mediaType};base64,${image.data}`;
@@ -75,11 +83,19 @@ export function convertToOpenAIMessages(
           content: message.content === '' && calls.length > 0 ? null : message.content,
           ...(calls.length > 0
             ? {
-                tool_calls: calls.map((call) => ({
-                  id: call.id,
-                  type: 'function' as const,
-                  function: { name: call.name, arguments: toolCallArgumentsText(call) },
-                })),
+                tool_calls: calls.map((call): OpenAIWireToolCall =>
+                  options.customToolNames?.has(call.name)
+                    ? {
+                        id: call.id,
+                        type: 'custom',
+                        custom: { name: call.name, input: customInputText(call) },
+                      }
+                    : {
+                        id: call.id,
+                        type: 'function',
+                        function: { name: call.name, arguments: toolCallArgumentsText(call) },
+                      },
+                ),
               }
             : {}),
         });
@@ -122,4 +138,10 @@ export function convertToOpenAIMessages(
     }
   });
   return out;
+}
+
+/** The text a free-text tool's call carried (its arguments are `{ input }`). */
+export function customInputText(call: ToolCall): string {
+  const input = toolCallArgumentsObject(call)?.input;
+  return typeof input === 'string' ? input : toolCallArgumentsText(call);
 }

@@ -1,7 +1,8 @@
-import { lazyProvider, type ModelCapabilities, UsageError } from '@toolwire/schema';
+import { lazyProvider, UsageError, type ModelCapabilities, type ToolSpec } from '@toolwire/schema';
 import OpenAI from 'openai';
 import { OpenAIChatModel } from './openai-chat-model.js';
 import { OpenAIResponsesModel } from './openai-responses-model.js';
+import type { OpenAIToolNamespace } from './openai-responses-request.js';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const XAI_BASE_URL = 'https://api.x.ai/v1';
@@ -72,6 +73,17 @@ export interface OpenAIChatSettings {
 export interface OpenAIResponsesSettings {
   /** As for chat models: strict function tools where the schema allows (default false). */
   strictTools?: boolean;
+  /**
+   * How deferred tools (`ToolSpec.deferred`) are found: `hosted` (default) sends them with
+   * `defer_loading` and adds the API's `tool_search` tool; `client` offers a search tool the adapter
+   * answers itself (`ClientToolSearch`), for models without `tool_search`.
+   */
+  toolSearch?: 'hosted' | 'client';
+  /**
+   * Groups tools into `namespace` tools: the model sees a namespace's name and description, and
+   * tool search loads its deferred members (OpenAI recommends fewer than 10 per namespace).
+   */
+  toolNamespace?: (tool: ToolSpec) => OpenAIToolNamespace | undefined;
   /** Send `text.format` schemas strict when eligible (default true on OpenAI, false elsewhere). */
   strictResponseFormat?: boolean;
   /**
@@ -184,6 +196,7 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
       schemaDialect,
       strictTools: chat.strictTools ?? false,
       strictResponseFormat: chat.strictResponseFormat ?? kind === 'openai',
+      nativeToolFeatures: kind === 'openai',
       maxTokensField: compatibility === 'strict' ? 'max_completion_tokens' : 'max_tokens',
       streamUsage,
       imageToolResults,
@@ -199,6 +212,11 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
       throw new UsageError({
         message: 'strictTools: xAI has no strict function calling; leave it off',
       });
+    if (options.toolSearch !== undefined && !['hosted', 'client'].includes(options.toolSearch))
+      throw new UsageError({
+        field: 'toolSearch',
+        message: `toolSearch must be "hosted" or "client" (got ${JSON.stringify(options.toolSearch)})`,
+      });
     if (options.store !== undefined && typeof options.store !== 'boolean')
       throw new UsageError({
         message: `store must be true or false (got ${JSON.stringify(options.store)})`,
@@ -209,6 +227,9 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
       schemaDialect,
       strictTools: options.strictTools ?? false,
       strictResponseFormat: options.strictResponseFormat ?? kind === 'openai',
+      nativeToolFeatures: kind === 'openai',
+      toolSearch: options.toolSearch ?? (kind === 'openai' ? 'hosted' : 'client'),
+      toolNamespace: options.toolNamespace,
       store: options.store,
       encryptedReasoning: options.encryptedReasoning ?? options.store === false,
       reasoning: options.reasoning,

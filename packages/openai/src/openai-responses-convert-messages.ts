@@ -6,9 +6,10 @@ import {
   type ImagePart,
   type Message,
   type ReasoningPart,
+  type ToolCall,
   type ToolResult,
 } from '@toolwire/schema';
-import { dataUrl, toolMessageContent } from './openai-convert-messages.js';
+import { customInputText, dataUrl, toolMessageContent } from './openai-convert-messages.js';
 import type { ResponsesInputContent, ResponsesInputItem } from './openai-wire.js';
 
 /** The key under which reasoning parts carry the Responses reasoning item they came from. */
@@ -38,6 +39,51 @@ function functionCallOutput(result: ToolResult): string | ResponsesInputContent[
   return out;
 }
 
+export interface ConvertToOpenAIResponsesMessagesOptions {
+  /** Tools sent as free-text (`custom`) tools: their calls and results go back as `custom_tool_call`s. */
+  customToolNames?: ReadonlySet<string>;
+  /** The namespace each namespaced tool was sent in (its calls carry it). */
+  namespaces?: ReadonlyMap<string, string>;
+}
+
+type CallItem = Extract<ResponsesInputItem, { type: 'function_call' | 'custom_tool_call' }>;
+
+function callItem(call: ToolCall, options: ConvertToOpenAIResponsesMessagesOptions): CallItem {
+  if (options.customToolNames?.has(call.name))
+    return {
+      type: 'custom_tool_call',
+      call_id: call.id,
+      name: call.name,
+      input: customInputText(call),
+    };
+  const namespace = options.namespaces?.get(call.name);
+  return {
+    type: 'function_call',
+    call_id: call.id,
+    name: call.name,
+    arguments: toolCallArgumentsText(call),
+    ...(namespace !== undefined ? { namespace } : {}),
+  };
+}
+
+/** A call made by a program (programmatic tool calling) goes back with its caller. */
+function withCaller(call: CallItem, item: Record<string, unknown>): ResponsesInputItem {
+  return item.caller !== undefined && item.caller !== null
+    ? { ...call, caller: item.caller }
+    : call;
+}
+
+/**
+ * The output items of the response an assistant message came from, kept when they hold items
+ * only the Responses API knows (see `readOpenAIResponsesOutput`).
+ */
+function outputItemsOf(
+  metadata: Record<string, unknown> | undefined,
+): Array<Record<string, unknown>> | undefined {
+  const entry = metadata?.[RESPONSES_METADATA_KEY] as { items?: unknown } | undefined;
+  return Array.isArray(entry?.items) ? (entry.items as Array<Record<string, unknown>>) : undefined;
+}
+
 /**
  * Converts Toolwire messages to a Responses `input` array. The system prompt stays a
  * `system` item (the model reads it like `instructions`, and it survives `previous_response_id`
@@ -51,6 +97,7 @@ function functionCallOutput(result: ToolResult): string | ResponsesInputContent[
 export function convertToOpenAIResponsesMessages(
   input: readonly Message[],
   warnings: ChatWarning[],
+  options: ConvertToOpenAIResponsesMessagesOptions = {},
 ): ResponsesInputItem[] {
   const prepared = prepareTranscript(input);
   warnings.push(...prepared.warnings);
@@ -74,26 +121,50 @@ export function convertToOpenAIResponsesMessages(
         });
         return;
       case 'assistant': {
+        const items = outputItemsOf(message.providerMetadata);
+        const calls = (message.toolCalls ?? []).map((call) => callItem(call, options));
+        if (items) {
+          // Provider-run items (tool search, MCP calls, approval requests, programs) go back as
+          // the API returned them, in order; calls as the conversation has them now.
+          const byId = new Map(calls.map((item) => [item.call_id, item]));
+          let textSent = false;
+          for (const item of items) {
+            if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+              const call = byId.get(String(item.call_id));
+              if (call) out.push(withCaller(call, item));
+              byId.delete(String(item.call_id));
+            } else if (item.type === 'message') {
+              if (!textSent && message.content !== '')
+                out.push({ role: 'assistant', content: message.content });
+              textSent = true;
+            } else out.push(item as ResponsesInputItem);
+          }
+          out.push(...byId.values());
+          return;
+        }
         for (const part of message.reasoning ?? []) {
           const item = reasoningItemOf(part);
           if (item) out.push(item as ResponsesInputItem);
         }
         if (message.content !== '') out.push({ role: 'assistant', content: message.content });
-        for (const call of message.toolCalls ?? [])
-          out.push({
-            type: 'function_call',
-            call_id: call.id,
-            name: call.name,
-            arguments: toolCallArgumentsText(call),
-          });
+        out.push(...calls);
         return;
       }
       case 'tool':
         for (const result of message.results)
           out.push({
-            type: 'function_call_output',
+            type: options.customToolNames?.has(result.toolName)
+              ? 'custom_tool_call_output'
+              : 'function_call_output',
             call_id: result.toolCallId,
             output: functionCallOutput(result),
+          });
+        for (const approval of message.approvals ?? [])
+          out.push({
+            type: 'mcp_approval_response',
+            approval_request_id: approval.approvalRequestId,
+            approve: approval.approved,
+            ...(approval.reason !== undefined ? { reason: approval.reason } : {}),
           });
         return;
       default:

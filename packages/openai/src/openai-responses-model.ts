@@ -1,6 +1,7 @@
 import {
   UsageError,
   CancelledError,
+  ClientToolSearch,
   StreamProtocolError,
   UnsupportedFeatureError,
   type ChatModel,
@@ -32,6 +33,8 @@ export interface OpenAIResponsesModelConfig extends Omit<
   client: OpenAI;
   idleTimeoutMs: number;
   capabilities: ModelCapabilities;
+  /** `hosted`: the API's `tool_search`; `client`: `ClientToolSearch` answered by the adapter. */
+  toolSearch: 'hosted' | 'client';
 }
 
 /**
@@ -59,25 +62,45 @@ export class OpenAIResponsesModel implements ChatModel {
     request: ChatRequest,
     options: { stream?: boolean } = {},
   ): BuiltOpenAIResponsesRequest {
+    return this.build(
+      this.config.toolSearch === 'client' ? new ClientToolSearch(request).firstRequest : request,
+      options.stream ?? false,
+    );
+  }
+
+  private build(request: ChatRequest, stream: boolean): BuiltOpenAIResponsesRequest {
     if (!this.capabilities.toolCalling && (request.tools?.length ?? 0) > 0) {
       throw new UnsupportedFeatureError({
         feature: 'toolCalling',
         message: `${this.provider} model "${this.modelId}" is configured without tool calling (capabilities.toolCalling: false), but the request has ${request.tools!.length} tool(s)`,
       });
     }
-    return buildOpenAIResponsesRequest(
-      request,
-      { ...this.config, modelId: this.modelId },
-      options.stream ?? false,
-    );
+    return buildOpenAIResponsesRequest(request, { ...this.config, modelId: this.modelId }, stream);
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    if (this.config.toolSearch === 'hosted') return this.generateOnce(request);
+    return new ClientToolSearch(request).generate((round) => this.generateOnce(round));
+  }
+
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    return {
+      [Symbol.asyncIterator]: () => {
+        const parts =
+          this.config.toolSearch === 'hosted'
+            ? this.streamOnce(request)
+            : new ClientToolSearch(request).stream((round) => this.streamOnce(round));
+        return parts[Symbol.asyncIterator]();
+      },
+    };
+  }
+
+  private async generateOnce(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted)
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request);
+    const built = this.build(request, false);
     let response: ResponsesWireResponse;
     try {
       response = (await this.config.client.responses.create(
@@ -113,16 +136,12 @@ export class OpenAIResponsesModel implements ChatModel {
     });
   }
 
-  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
-    return { [Symbol.asyncIterator]: () => this.streamParts(request)[Symbol.asyncIterator]() };
-  }
-
-  private async *streamParts(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+  private async *streamOnce(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
     if (request.signal?.aborted)
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request, { stream: true });
+    const built = this.build(request, true);
     yield* streamOpenAI<ResponsesStreamEvent>({
       provider: this.provider,
       modelId: this.modelId,

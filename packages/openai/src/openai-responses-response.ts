@@ -3,6 +3,7 @@ import {
   providerErrorFromStatus,
   type ProviderError,
   type FinishReason,
+  type ProviderToolCall,
   type ReasoningPart,
   type ToolCall,
   type Usage,
@@ -84,18 +85,22 @@ export function readOpenAIResponsesOutput(
   const toolCalls: ToolCall[] = [];
   const droppedCalls: OpenAIResponseParts['droppedCalls'] = [];
   const seen = new Set<string>();
+  const providerToolCalls: ProviderToolCall[] = [];
   for (const item of response.output ?? []) {
     if (item.type === 'reasoning') reasoningParts.push(reasoningPartOf(item));
     else if (item.type === 'message') {
       const read = messageText(item);
       text += read.text;
       refusal += read.refusal;
-    } else if (item.type === 'function_call') {
+    } else if (item.type === 'function_call' || item.type === 'custom_tool_call') {
       const id = uniqueCallId(item.call_id, seen);
-      const args = item.arguments === undefined || item.arguments === null ? '' : item.arguments;
+      const args = callArguments(item);
       if (typeof item.name === 'string' && item.name !== '')
         toolCalls.push({ id, name: item.name, arguments: args });
       else droppedCalls.push({ id, arguments: args });
+    } else {
+      const providerCall = providerToolCallOf(item);
+      if (providerCall) providerToolCalls.push(providerCall);
     }
   }
   const status = response.status ?? undefined;
@@ -107,12 +112,81 @@ export function readOpenAIResponsesOutput(
     refusal,
     toolCalls,
     rawFinishReason: status === 'incomplete' && incompleteReason ? incompleteReason : status,
-    finishReason: mapOpenAIResponsesFinishReason(status, incompleteReason, toolCalls.length > 0),
+    finishReason: mapOpenAIResponsesFinishReason(
+      status,
+      incompleteReason,
+      toolCalls.length > 0 || providerToolCalls.some(awaitsApproval),
+    ),
     usage: mapOpenAIResponsesUsage(response.usage),
     modelId: response.model ?? fallbackModelId,
     responseId: response.id,
     droppedCalls,
+    ...(providerToolCalls.length > 0 ? { providerToolCalls } : {}),
+    ...replayMetadata(response.output ?? []),
   };
+}
+
+/** The arguments of a function call (JSON text), or `{ input }` of a free-text tool's call. */
+export function callArguments(item: ResponsesWireItem): unknown {
+  if (item.type === 'custom_tool_call')
+    return { input: typeof item.input === 'string' ? item.input : '' };
+  return item.arguments === undefined || item.arguments === null ? '' : item.arguments;
+}
+
+const awaitsApproval = (call: ProviderToolCall) =>
+  call.approvalRequestId !== undefined && call.result === undefined;
+
+/** An output item the API ran itself (MCP, tool search), or an approval it waits for, as a call. */
+export function providerToolCallOf(item: ResponsesWireItem): ProviderToolCall | undefined {
+  const id = typeof item.id === 'string' ? item.id : '';
+  const server = typeof item.server_label === 'string' ? { server: item.server_label } : {};
+  if (item.type === 'mcp_call') {
+    const failed = item.error !== undefined && item.error !== null;
+    const output = failed ? item.error : item.output;
+    return {
+      id,
+      name: String(item.name ?? ''),
+      ...server,
+      arguments: item.arguments ?? '',
+      result: {
+        text: typeof output === 'string' ? output : JSON.stringify(output ?? ''),
+        isError: failed,
+      },
+    };
+  }
+  if (item.type === 'mcp_approval_request')
+    return {
+      id,
+      name: String(item.name ?? ''),
+      ...server,
+      arguments: item.arguments ?? '',
+      approvalRequestId: id,
+    };
+  if (item.type === 'tool_search_call')
+    return { id, name: 'tool_search', arguments: item.arguments ?? {} };
+  return undefined;
+}
+
+/** Item types only the Responses API knows: an answer with any is replayed item by item. */
+const REPLAYED_ITEMS = new Set([
+  'tool_search_call',
+  'tool_search_output',
+  'mcp_list_tools',
+  'mcp_call',
+  'mcp_approval_request',
+  'program',
+  'program_output',
+]);
+
+/** The output items to send back on the next turn, when some are of a kind only the API knows. */
+export function replayMetadata(
+  output: readonly ResponsesWireItem[],
+): { metadata: Record<string, unknown> } | Record<string, never> {
+  const special = output.some(
+    (item) =>
+      REPLAYED_ITEMS.has(String(item.type)) || (item.caller !== undefined && item.caller !== null),
+  );
+  return special ? { metadata: { [RESPONSES_METADATA_KEY]: { items: output } } } : {};
 }
 
 /**

@@ -50,6 +50,7 @@ export {
   validateToolDefinition,
   toToolSpec,
   toolContent,
+  TEXT_INPUT_SCHEMA,
   isToolContentOutput,
   SNAKE_CASE_TOOL_NAME,
   PROVIDER_SAFE_TOOL_NAME,
@@ -66,7 +67,10 @@ export type {
   DefineToolOptions,
   ToolExecutionContext,
   ToolContentOutput,
+  ToolInputFormat,
+  ToolCaller,
 } from './define-tool.js';
+export type { RemoteMcpServer, ProviderToolCall, ToolApproval } from './provider-tools.js';
 export {
   parseToolArguments,
   scanJsonPrefix,
@@ -164,6 +168,13 @@ export type {
 } from './stage-schemas.js';
 export { compileGlobs, matchesGlob } from './glob.js';
 export { ToolSearchIndex, DEFAULT_SEARCH_LIMIT, searchTerms } from './tool-search.js';
+export {
+  ClientToolSearch,
+  CLIENT_TOOL_SEARCH_KEY,
+  hasDeferredTools,
+} from './client-tool-search.js';
+export type { ClientToolSearchOptions } from './client-tool-search.js';
+export { describeWithExamples, plainFunctionTool, textInputSchema } from './plain-function-tool.js';
 export type { SearchableTool, ToolSearchMatch, ToolSearchOptions } from './tool-search.js';
 export { lazyProvider } from './lazy-provider.js';
 export type { GlobMatcher } from './glob.js';

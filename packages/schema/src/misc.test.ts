@@ -92,6 +92,37 @@ describe('tool choice', () => {
     expect(() => assertToolChoice('sometimes' as never, ['a'])).toThrow(/toolChoice must be/);
   });
 
+  it('checks an allowed set of tools: non-empty, known names, auto or required', () => {
+    expect(() =>
+      assertToolChoice({ type: 'allowed', toolNames: ['a', 'b'], mode: 'required' }, [
+        'a',
+        'b',
+        'c',
+      ]),
+    ).not.toThrow();
+    expect(() => assertToolChoice({ type: 'allowed', toolNames: [] }, ['a'])).toThrow(
+      /needs toolNames, a non-empty array/,
+    );
+    expect(() => assertToolChoice({ type: 'allowed', toolNames: ['a', 'x', 'y'] }, ['a'])).toThrow(
+      /allows "x", "y", which are not among the request's tools \(a\)/,
+    );
+    expect(() =>
+      assertToolChoice({ type: 'allowed', toolNames: ['a'], mode: 'always' as never }, ['a']),
+    ).toThrow(/mode "auto" or "required"/);
+  });
+
+  it('detects calls outside an allowed set, and no call when one was required', () => {
+    const allowed = { type: 'allowed' as const, toolNames: ['a', 'b'] };
+    expect(toolChoiceViolation(allowed, ['a', 'c'])).toBe(
+      'toolChoice allowed only a, b but the model called c',
+    );
+    expect(toolChoiceViolation(allowed, [])).toBeUndefined();
+    expect(toolChoiceViolation({ ...allowed, mode: 'required' }, [])).toBe(
+      'toolChoice required one of a, b but the model called no tool',
+    );
+    expect(toolChoiceViolation(allowed, ['b'])).toBeUndefined();
+  });
+
   it('detects after the fact when a provider ignored the choice', () => {
     expect(toolChoiceViolation('none', ['a'])).toBe('toolChoice was "none" but the model called a');
     expect(toolChoiceViolation('required', [])).toBe(

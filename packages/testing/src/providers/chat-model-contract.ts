@@ -339,7 +339,7 @@ export function runChatModelContract(options: ChatModelContractOptions): void {
     });
 
     describe('tool choice', () => {
-      const choices: Array<[string, ToolChoice, FakeAnswer]> = [
+      const choices: Array<[string, Exclude<ToolChoice, { type: 'allowed' }>, FakeAnswer]> = [
         ['auto', 'auto', { text: 'No tool needed.' }],
         ['none (tools stay declared)', 'none', { text: 'Answering without tools.' }],
         [
