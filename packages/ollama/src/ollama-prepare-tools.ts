@@ -29,7 +29,9 @@ export function hasToolHistory(messages: readonly Message[]): boolean {
  * is always checked after the fact:
  * - `none`: no tools are declared, unless earlier turns used tools (then they stay declared, since
  *   some model templates render earlier tool calls and results only when tools are declared);
- * - a specific tool, or an `allowed` set: only those tools are declared, under the same condition;
+ * - a specific tool: only that tool is declared, under the same condition;
+ * - an `allowed` set: every tool stays declared, so the tool list (and with it the prompt prefix
+ *   the server caches) does not change from turn to turn; the calls are checked after the fact;
  * - `auto` and `required`: every tool is declared (`required` cannot be forced).
  */
 export function prepareOllamaTools(options: {
@@ -46,10 +48,8 @@ export function prepareOllamaTools(options: {
   const history = hasToolHistory(options.messages);
   let declared = specs;
   if (!history && choice === 'none') declared = [];
-  else if (!history && typeof choice === 'object') {
-    const allowed = choice.type === 'tool' ? [choice.toolName] : choice.toolNames;
-    declared = specs.filter((tool) => allowed.includes(tool.name));
-  }
+  else if (!history && typeof choice === 'object' && choice.type === 'tool')
+    declared = specs.filter((tool) => tool.name === choice.toolName);
 
   // Examples go in the description, a free-text tool is one string (Ollama has neither).
   const converted = normalizeToolSchemas(declared.map((tool) => plainFunctionTool(tool)));

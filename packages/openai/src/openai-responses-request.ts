@@ -114,6 +114,16 @@ export function buildOpenAIResponsesRequest(
     if (prepared.tools.some((tool) => tool.deferLoading)) tools.push({ type: 'tool_search' });
     if (prepared.tools.some((tool) => tool.allowedCallers?.includes('programmatic')))
       tools.push({ type: 'programmatic_tool_calling' });
+  }
+  for (const [index, server] of (request.mcpServers ?? []).entries())
+    tools.push(mcpTool(server, index));
+  if (
+    !tools.some((tool) => tool.type === 'tool_search') &&
+    (request.mcpServers ?? []).some((server) => server.deferred)
+  )
+    tools.push({ type: 'tool_search' });
+  if (tools.length > 0) body.tools = tools;
+  if (prepared.tools) {
     const custom = new Set(prepared.customToolNames);
     const named = (name: string) =>
       ({ type: custom.has(name) ? 'custom' : 'function', name }) as const;
@@ -132,15 +142,6 @@ export function buildOpenAIResponsesRequest(
     if (prepared.parallelToolCalls !== undefined)
       body.parallel_tool_calls = prepared.parallelToolCalls;
   }
-  for (const [index, server] of (request.mcpServers ?? []).entries())
-    tools.push(mcpTool(server, index));
-  if (
-    (request.mcpServers?.length ?? 0) > 0 &&
-    !tools.some((tool) => tool.type === 'tool_search') &&
-    request.mcpServers!.some((server) => server.deferred)
-  )
-    tools.push({ type: 'tool_search' });
-  if (tools.length > 0) body.tools = tools;
   const format = prepareOpenAIResponseFormat(request, settings, warnings);
   if (format) body.text = { format: { type: 'json_schema', ...format } };
   if (settings.store !== undefined) body.store = settings.store;

@@ -98,6 +98,8 @@ export function readOpenAIResponsesOutput(
       if (typeof item.name === 'string' && item.name !== '')
         toolCalls.push({ id, name: item.name, arguments: args });
       else droppedCalls.push({ id, arguments: args });
+    } else if (item.type === 'tool_search_output') {
+      attachSearchOutput(providerToolCalls, item);
     } else {
       const providerCall = providerToolCallOf(item);
       if (providerCall) providerToolCalls.push(providerCall);
@@ -165,6 +167,30 @@ export function providerToolCallOf(item: ResponsesWireItem): ProviderToolCall | 
   if (item.type === 'tool_search_call')
     return { id, name: 'tool_search', arguments: item.arguments ?? {} };
   return undefined;
+}
+
+/**
+ * A hosted tool search's output completes its call: the names of the tools it loaded (namespaces
+ * by their member names). Returns the call it completed.
+ */
+export function attachSearchOutput(
+  calls: ProviderToolCall[],
+  item: ResponsesWireItem,
+): ProviderToolCall | undefined {
+  // Hosted searches carry no call id: an output completes the latest search without one.
+  const call = [...calls]
+    .reverse()
+    .find((candidate) => candidate.name === 'tool_search' && candidate.result === undefined);
+  if (!call) return undefined;
+  const names = (Array.isArray(item.tools) ? (item.tools as Array<Record<string, unknown>>) : [])
+    .flatMap((tool) =>
+      tool.type === 'namespace' && Array.isArray(tool.tools)
+        ? (tool.tools as Array<Record<string, unknown>>).map((member) => member.name)
+        : [tool.name],
+    )
+    .filter((name): name is string => typeof name === 'string');
+  call.result = { text: JSON.stringify(names), isError: item.status === 'incomplete' };
+  return call;
 }
 
 /** Item types only the Responses API knows: an answer with any is replayed item by item. */

@@ -10,6 +10,7 @@ import type { OpenAIResponseParts } from './openai-response.js';
 import {
   messageText,
   mapOpenAIResponsesFinishReason,
+  attachSearchOutput,
   providerToolCallOf,
   replayMetadata,
   mapOpenAIResponsesUsage,
@@ -185,10 +186,14 @@ export class OpenAIResponsesStreamAccumulator {
       this.start(call, parts);
       const text = call.custom ? item.input : item.arguments;
       if (typeof text === 'string') this.settleArguments(call, text, parts);
+    } else if (item.type === 'tool_search_output') {
+      const call = attachSearchOutput(this.providerCalls, item);
+      if (call) parts.push({ type: 'provider-tool-call', call });
     } else if (providerToolCallOf(item)) {
       const call = providerToolCallOf(item)!;
       this.providerCalls.push(call);
-      parts.push({ type: 'provider-tool-call', call });
+      // A search is reported once its output arrives.
+      if (call.name !== 'tool_search') parts.push({ type: 'provider-tool-call', call });
     } else if (item.type === 'reasoning') {
       let state = this.reasoning.find((entry) => item.id !== undefined && entry.itemId === item.id);
       if (!state) {

@@ -77,7 +77,7 @@ const callTurn = () =>
     {
       id: 'c1',
       name: 'call_tool',
-      arguments: '{"name":"get_weather","arguments":{"city":"Paris"}}',
+      arguments: '{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}',
     },
   ]);
 
@@ -113,7 +113,7 @@ describe('ClientToolSearch', () => {
       inputSchema: catalog[0]!.inputSchema,
     });
     expect(response.toolCalls).toEqual([
-      { id: 'c1', name: 'get_weather', arguments: { city: 'Paris' } },
+      { id: 'c1', name: 'get_weather', arguments: '{"city":"Paris"}' },
     ]);
     expect(response.text).toBe('Let me look.');
     expect(response.usage).toEqual({ inputTokens: 200, outputTokens: 20, totalTokens: 220 });
@@ -154,7 +154,7 @@ describe('ClientToolSearch', () => {
         {
           id: 'c1',
           name: 'call_tool',
-          arguments: '{"name":"get_weather","arguments":{"city":"Paris"}}',
+          arguments: '{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}',
         },
       ],
     });

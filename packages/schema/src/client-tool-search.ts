@@ -49,7 +49,11 @@ const CALL_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
     name: { type: 'string', description: 'The name of a tool search_tools found' },
-    arguments: { type: 'object', description: "Arguments that match the tool's input schema" },
+    // JSON text, not an object: some providers reject an object schema without properties.
+    arguments: {
+      type: 'string',
+      description: "The arguments as JSON text that matches the tool's input schema",
+    },
   },
   required: ['name', 'arguments'],
 };
@@ -108,7 +112,7 @@ export class ClientToolSearch {
     const visible = tools.filter((tool) => tool.deferred !== true);
     const search: ToolSpec = {
       name: SEARCH_TOOL,
-      description: `Finds tools to call: ${deferredList.length} more tools are available but not listed. Search them by what you want to do (plain words). Returns each match's name, description and input schema; call a match with ${CALL_TOOL}.`,
+      description: `Finds tools to call: ${deferredList.length} more ${deferredList.length === 1 ? 'tool is' : 'tools are'} available but not listed. Search them by what you want to do (plain words). Returns each match's name, description and input schema; call a match with ${CALL_TOOL}.`,
       inputSchema: SEARCH_SCHEMA,
     };
     const call: ToolSpec = {
@@ -312,11 +316,12 @@ class Rounds {
     if (typeof name !== 'string' || name === '') return call;
     this.proxied[call.id] =
       typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
+    // JSON text as asked, or an object from a model that sent one anyway.
     const inner = args?.arguments;
     return {
       id: call.id,
       name,
-      arguments: inner !== null && typeof inner === 'object' ? inner : (inner ?? {}),
+      arguments: inner === undefined || inner === null ? {} : inner,
       ...(call.providerMetadata ? { providerMetadata: call.providerMetadata } : {}),
     };
   }
