@@ -1,10 +1,13 @@
 import {
   emptyUsage,
   repairTranscript,
+  toToolSpec,
   type AnyTool,
   type Message,
-  type ToolSpec,
 } from '@toolwire/schema';
+import type { ApprovalDecision } from './agent-options.js';
+import { readRunState, type AgentRunState } from './agent-state.js';
+import { callerContext, defaultTracer, failSpan, startAgentSpan } from './agent-telemetry.js';
 import type { AgentEvent } from './agent-event.js';
 import type { AgentMode, AgentTranscript } from './agent-transcript.js';
 import { InvalidAgentOptionsError, runCancelled } from './agent-errors.js';
@@ -25,6 +28,11 @@ const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['native', 'prompt', 'aut
 
 export interface RunOptions {
   signal?: AbortSignal;
+  /**
+   * The caller's W3C `traceparent` (e.g. the header of the request that started this run): the
+   * run's spans join that trace. Without it, the active OpenTelemetry context is the parent.
+   */
+  traceparent?: string;
 }
 
 /** A user prompt, or a whole conversation to continue (e.g. `[...previous.messages, next]`). */
@@ -39,6 +47,24 @@ export interface Agent {
   run(input: AgentInput, options?: RunOptions): Promise<AgentResult>;
   /** The same run as events; the last one is `finish`. Breaking out of the loop aborts the run. */
   stream(input: AgentInput, options?: RunOptions): AsyncIterable<AgentEvent>;
+  /**
+   * Continues a run that paused for approvals (`finishReason: 'needs-approval'`) from its
+   * `state`, with a decision for each pending approval (keyed by its `id`): the paused step's
+   * calls run (the refused ones are answered with a refusal), then the loop goes on. Works in
+   * another process, with an agent created with the same options: the result holds the whole
+   * run, the steps before the pause included.
+   */
+  resume(
+    state: AgentRunState,
+    decisions: Readonly<Record<string, ApprovalDecision>>,
+    options?: RunOptions,
+  ): Promise<AgentResult>;
+  /** `resume` as events, like `stream`. */
+  resumeStream(
+    state: AgentRunState,
+    decisions: Readonly<Record<string, ApprovalDecision>>,
+    options?: RunOptions,
+  ): AsyncIterable<AgentEvent>;
 }
 
 const MODES: readonly AgentMode[] = ['direct', 'code', 'gateway', 'staged'];
@@ -57,114 +83,201 @@ export function createAgent(options: AgentOptions): Agent {
   const tools = options.tools ?? [];
 
   async function execute(
-    input: AgentInput,
+    input: AgentInput | ResumeInput,
     signal: AbortSignal,
     emit: ((event: AgentEvent) => void) | undefined,
+    traceparent: string | undefined,
   ): Promise<AgentResult> {
+    const resume =
+      typeof input === 'object' && !Array.isArray(input) ? (input as ResumeInput) : undefined;
+    const state = resume ? readRunState(resume.state) : undefined;
+    if (state && state.mode !== resolved.mode)
+      throw new InvalidAgentOptionsError({
+        field: 'state.mode',
+        message: `the state is of a "${state.mode}" run, this agent's mode is "${resolved.mode}"`,
+      });
     // A conversation handed back after a cancelled turn can hold calls without results or
     // results without calls, which providers reject (pain point 2): fix it before the first call.
-    const { messages, fixes: inputRepairs } = repairTranscript(normaliseInput(input));
-    const startedAt = new Date().toISOString();
-    const started = performance.now();
+    const { messages, fixes: inputRepairs } = state
+      ? { messages: state.input, fixes: state.inputRepairs }
+      : repairTranscript(normaliseInput(input as AgentInput));
+    const startedAt = state?.startedAt ?? new Date().toISOString();
+    const started = performance.now() - (state?.durationMs ?? 0);
     if (signal.aborted) throw runCancelled(signal);
-    let toolList: AnyTool[];
-    let discoveryError: unknown;
-    try {
-      toolList = await loadTools(tools, resolved.mode, signal);
-    } catch (error) {
-      // The staged pipeline's discovery degrades to no tools when the provider fails (seed 000);
-      // a bad tool list (a caller's bug) and cancellation still end the run.
-      if (resolved.mode !== 'staged' || signal.aborted || error instanceof InvalidAgentOptionsError)
-        throw signal.aborted ? runCancelled(signal) : error;
-      toolList = [];
-      discoveryError = error;
-    }
-    const context: RunContext = {
+    const run = startAgentSpan(
+      resolved.tracer,
+      callerContext(traceparent),
+      resolved.agentName,
       model,
-      options: resolved,
-      tools: toolList,
-      toolsByName: new Map(toolList.map((tool) => [tool.name, tool])),
-      specs: toolList.map(specOf),
-      input: messages,
-      signal,
-      emit: emit ?? (() => undefined),
-      // Nobody reads deltas from run(), so its model calls are not streamed.
-      streaming: emit !== undefined,
-      steps: [],
-      usage: emptyUsage(),
-      ...(discoveryError !== undefined ? { discoveryError } : {}),
-      promptToolCalling:
-        resolved.toolCalling === 'prompt' ||
-        (resolved.toolCalling === 'auto' && !model.capabilities.toolCalling),
+    );
+    try {
+      let toolList: AnyTool[];
+      let discoveryError: unknown;
+      try {
+        toolList = await loadTools(tools, resolved.mode, signal);
+      } catch (error) {
+        // The staged pipeline's discovery degrades to no tools when the provider fails (seed 000);
+        // a bad tool list (a caller's bug) and cancellation still end the run.
+        if (
+          resolved.mode !== 'staged' ||
+          signal.aborted ||
+          error instanceof InvalidAgentOptionsError
+        )
+          throw signal.aborted ? runCancelled(signal) : error;
+        toolList = [];
+        discoveryError = error;
+      }
+      const context: RunContext = {
+        model,
+        options: resolved,
+        tools: toolList,
+        toolsByName: new Map(toolList.map((tool) => [tool.name, tool])),
+        specs: toolList.map(toToolSpec),
+        input: messages,
+        signal,
+        emit: emit ?? (() => undefined),
+        // Nobody reads deltas from run(), so its model calls are not streamed.
+        streaming: emit !== undefined,
+        steps: state ? [...state.steps] : [],
+        usage: state ? state.usage : emptyUsage(),
+        ...(discoveryError !== undefined ? { discoveryError } : {}),
+        promptToolCalling:
+          resolved.toolCalling === 'prompt' ||
+          (resolved.toolCalling === 'auto' && !model.capabilities.toolCalling),
+        tracer: resolved.tracer,
+        traceContext: run.context,
+      };
+      const outcome =
+        resolved.mode === 'staged'
+          ? await runStagedPipeline(context)
+          : await runToolLoop(context, state ? { state, decisions: resume!.decisions } : undefined);
+      const transcript: AgentTranscript = {
+        version: 1,
+        mode: resolved.mode,
+        provider: model.provider,
+        modelId: model.modelId,
+        startedAt,
+        durationMs: roundMs(performance.now() - started),
+        system: resolved.system ?? null,
+        input: [...messages],
+        inputRepairs,
+        steps: context.steps,
+        text: outcome.text,
+        finishReason: outcome.finishReason,
+        usage: context.usage,
+      };
+      const result: AgentResult = {
+        text: outcome.text,
+        finishReason: outcome.finishReason,
+        steps: context.steps,
+        usage: context.usage,
+        messages: outcome.messages,
+        transcript,
+      };
+      if (outcome.paused) {
+        result.pendingApprovals = outcome.paused.approvals;
+        // A deep copy: the state must not change when the caller uses the result.
+        result.state = JSON.parse(
+          JSON.stringify({
+            type: 'toolwire-agent-run',
+            version: 1,
+            mode: resolved.mode,
+            provider: model.provider,
+            modelId: model.modelId,
+            startedAt,
+            durationMs: transcript.durationMs,
+            system: transcript.system,
+            input: transcript.input,
+            inputRepairs,
+            steps: context.steps,
+            usage: context.usage,
+            messages: outcome.messages,
+            modelCalls: outcome.modelCalls ?? 0,
+            pending: outcome.paused.calls,
+          } satisfies AgentRunState),
+        ) as AgentRunState;
+      }
+      if (run.span.isRecording()) {
+        run.span.setAttributes({
+          'gen_ai.usage.input_tokens': context.usage.inputTokens,
+          'gen_ai.usage.output_tokens': context.usage.outputTokens,
+          'toolwire.agent.finish_reason': outcome.finishReason,
+        });
+      }
+      run.span.end();
+      context.emit({ type: 'finish', result });
+      return result;
+    } catch (error) {
+      failSpan(run.span, error);
+      throw error;
+    }
+  }
+
+  function streamOf(
+    input: AgentInput | ResumeInput,
+    runOptions: RunOptions,
+  ): AsyncIterable<AgentEvent> {
+    const stopped = new AbortController();
+    const signal = runOptions.signal
+      ? AbortSignal.any([runOptions.signal, stopped.signal])
+      : stopped.signal;
+    const channel = new EventChannel<AgentEvent>(() =>
+      stopped.abort(new Error('the consumer stopped reading the agent stream')),
+    );
+    // Started on first pull, so an unread stream costs nothing.
+    let started = false;
+    return {
+      [Symbol.asyncIterator]() {
+        if (!started) {
+          started = true;
+          execute(input, signal, (event) => channel.push(event), runOptions.traceparent).then(
+            () => channel.end(),
+            (error: unknown) => channel.fail(error),
+          );
+        }
+        return channel[Symbol.asyncIterator]();
+      },
     };
-    const outcome =
-      resolved.mode === 'staged' ? await runStagedPipeline(context) : await runToolLoop(context);
-    const transcript: AgentTranscript = {
-      version: 1,
-      mode: resolved.mode,
-      provider: model.provider,
-      modelId: model.modelId,
-      startedAt,
-      durationMs: roundMs(performance.now() - started),
-      system: resolved.system ?? null,
-      input: [...messages],
-      inputRepairs,
-      steps: context.steps,
-      text: outcome.text,
-      finishReason: outcome.finishReason,
-      usage: context.usage,
-    };
-    const result: AgentResult = {
-      text: outcome.text,
-      finishReason: outcome.finishReason,
-      steps: context.steps,
-      usage: context.usage,
-      messages: outcome.messages,
-      transcript,
-    };
-    context.emit({ type: 'finish', result });
-    return result;
   }
 
   return {
     mode: resolved.mode,
     async run(input, runOptions = {}) {
-      return execute(input, runOptions.signal ?? UNCANCELLABLE, undefined);
+      return execute(input, runOptions.signal ?? UNCANCELLABLE, undefined, runOptions.traceparent);
     },
     stream(input, runOptions = {}) {
-      const stopped = new AbortController();
-      const signal = runOptions.signal
-        ? AbortSignal.any([runOptions.signal, stopped.signal])
-        : stopped.signal;
-      const channel = new EventChannel<AgentEvent>(() =>
-        stopped.abort(new Error('the consumer stopped reading the agent stream')),
+      return streamOf(input, runOptions);
+    },
+    async resume(state, decisions, runOptions = {}) {
+      return execute(
+        { state, decisions: checkDecisions(decisions) },
+        runOptions.signal ?? UNCANCELLABLE,
+        undefined,
+        runOptions.traceparent,
       );
-      // Started on first pull, so an unread stream costs nothing.
-      let started = false;
-      return {
-        [Symbol.asyncIterator]() {
-          if (!started) {
-            started = true;
-            execute(input, signal, (event) => channel.push(event)).then(
-              () => channel.end(),
-              (error: unknown) => channel.fail(error),
-            );
-          }
-          return channel[Symbol.asyncIterator]();
-        },
-      };
+    },
+    resumeStream(state, decisions, runOptions = {}) {
+      return streamOf({ state, decisions: checkDecisions(decisions) }, runOptions);
     },
   };
 }
 
-function specOf(tool: AnyTool): ToolSpec {
-  return {
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
-    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
-  };
+/** What `resume` continues from. */
+interface ResumeInput {
+  state: AgentRunState;
+  decisions: Readonly<Record<string, ApprovalDecision>>;
+}
+
+function checkDecisions(
+  decisions: Readonly<Record<string, ApprovalDecision>>,
+): Readonly<Record<string, ApprovalDecision>> {
+  if (decisions === null || typeof decisions !== 'object' || Array.isArray(decisions))
+    throw new InvalidAgentOptionsError({
+      field: 'decisions',
+      message:
+        'decisions must be an object with a decision per pending approval id, e.g. { "call_1": true, "call_2": { approved: false, reason: "not today" } }',
+    });
+  return decisions;
 }
 
 async function loadTools(
@@ -282,6 +395,63 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
       });
     }
   }
+  for (const hook of ['prepareStep'] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== 'function') {
+      throw new InvalidAgentOptionsError({
+        field: hook,
+        message: `${hook} must be a function (got ${typeof options[hook]})`,
+      });
+    }
+  }
+  if (
+    options.activeTools !== undefined &&
+    (!Array.isArray(options.activeTools) ||
+      options.activeTools.some((name: unknown) => typeof name !== 'string'))
+  ) {
+    throw new InvalidAgentOptionsError({
+      field: 'activeTools',
+      message: 'activeTools must be an array of tool names',
+    });
+  }
+  const stopWhen =
+    options.stopWhen === undefined
+      ? []
+      : Array.isArray(options.stopWhen)
+        ? options.stopWhen
+        : [options.stopWhen];
+  stopWhen.forEach((condition: unknown, index: number) => {
+    if (typeof condition !== 'function')
+      throw new InvalidAgentOptionsError({
+        field: `stopWhen[${index}]`,
+        message: `stopWhen must be a condition (a function such as stepCountIs(5)) or an array of them; item ${index} is ${typeof condition}`,
+      });
+  });
+  const guardrails = {
+    input: options.guardrails?.input ?? [],
+    output: options.guardrails?.output ?? [],
+  };
+  for (const stage of ['input', 'output'] as const) {
+    guardrails[stage].forEach((guardrail: { name?: unknown; check?: unknown }, index: number) => {
+      if (typeof guardrail?.name !== 'string' || typeof guardrail.check !== 'function')
+        throw new InvalidAgentOptionsError({
+          field: `guardrails.${stage}[${index}]`,
+          message: `guardrails.${stage}[${index}] must be { name, check(request) } (with an optional tools list)`,
+        });
+    });
+  }
+  if (options.pauseForApproval && mode === 'staged') {
+    throw new InvalidAgentOptionsError({
+      field: 'pauseForApproval',
+      message:
+        'pauseForApproval works in the tool loop (modes direct, code, gateway), not in the staged pipeline',
+    });
+  }
+  if (options.mcpServers !== undefined && !Array.isArray(options.mcpServers)) {
+    throw new InvalidAgentOptionsError({
+      field: 'mcpServers',
+      message: 'mcpServers must be an array of { name, url, ... } remote MCP servers',
+    });
+  }
   if (options.system !== undefined && typeof options.system !== 'string') {
     throw new InvalidAgentOptionsError({
       field: 'system',
@@ -289,6 +459,14 @@ function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
     });
   }
   return {
+    prepareStep: options.prepareStep,
+    activeTools: options.activeTools,
+    stopWhen,
+    guardrails,
+    pauseForApproval: options.pauseForApproval === true,
+    mcpServers: options.mcpServers,
+    tracer: options.telemetry?.tracer ?? defaultTracer(),
+    agentName: options.telemetry?.agentName ?? 'toolwire-agent',
     mode,
     toolCalling,
     system: options.system,

@@ -75,6 +75,11 @@ export interface ToolExecutionContext {
    * under this call's trace. Code mode's `execute_code` on a gateway runs its script against it.
    */
   tools?: ToolSource;
+  /**
+   * The W3C `traceparent` of the span this call runs in, when the host traces (the agent does):
+   * pass it on (an HTTP header, MCP `_meta.traceparent`) so the services the tool calls join the trace.
+   */
+  traceparent?: string;
 }
 
 /** Returned by `execute` to answer with rich content (images, several parts) instead of a value. */

@@ -1,0 +1,142 @@
+import {
+  context,
+  isSpanContextValid,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { ChatModel, ChatRequest, ChatResponse, ToolCall, ToolResult } from '@toolwire/schema';
+
+// OpenTelemetry GenAI semantic conventions (gen_ai.*): one `invoke_agent` span per run, a `chat`
+// span per model request and an `execute_tool` span per tool call, children of the run's span.
+
+const TRACEPARENT = /^([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})$/;
+
+/** The default tracer; without a registered OpenTelemetry SDK its spans are no-ops. */
+export function defaultTracer(): Tracer {
+  return trace.getTracer('@toolwire/agent');
+}
+
+/**
+ * The context a run's span starts in: the caller's W3C `traceparent` (what a gateway received on
+ * the request), else the active context, so the run joins the caller's trace.
+ */
+export function callerContext(traceparent: string | undefined): Context {
+  const active = context.active();
+  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent.trim());
+  if (!match || match[1] === 'ff') return active;
+  const parent = {
+    traceId: match[2]!,
+    spanId: match[3]!,
+    traceFlags: Number.parseInt(match[4]!, 16),
+    isRemote: true,
+  };
+  return isSpanContextValid(parent) ? trace.setSpanContext(active, parent) : active;
+}
+
+/** The W3C `traceparent` of a span (what a tool passes on to the services it calls). */
+export function traceparentOf(span: Span): string | undefined {
+  const spanContext = span.spanContext();
+  if (!isSpanContextValid(spanContext)) return undefined;
+  const flags = spanContext.traceFlags.toString(16).padStart(2, '0');
+  return `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
+}
+
+export function startAgentSpan(
+  tracer: Tracer,
+  parent: Context,
+  agentName: string,
+  model: ChatModel,
+): { span: Span; context: Context } {
+  const span = tracer.startSpan(
+    `invoke_agent ${agentName}`,
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': agentName,
+        'gen_ai.provider.name': model.provider,
+        'gen_ai.request.model': model.modelId,
+      },
+    },
+    parent,
+  );
+  return { span, context: trace.setSpan(parent, span) };
+}
+
+export function startChatSpan(
+  tracer: Tracer,
+  parent: Context,
+  model: ChatModel,
+  request: ChatRequest,
+): Span {
+  const span = tracer.startSpan(`chat ${model.modelId}`, { kind: SpanKind.CLIENT }, parent);
+  if (span.isRecording()) {
+    span.setAttributes({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': model.provider,
+      'gen_ai.request.model': model.modelId,
+      ...(request.temperature !== undefined
+        ? { 'gen_ai.request.temperature': request.temperature }
+        : {}),
+      ...(request.maxOutputTokens !== undefined
+        ? { 'gen_ai.request.max_tokens': request.maxOutputTokens }
+        : {}),
+    });
+  }
+  return span;
+}
+
+export function endChatSpan(span: Span, response: ChatResponse): void {
+  if (span.isRecording()) {
+    span.setAttributes({
+      'gen_ai.response.model': response.modelId,
+      'gen_ai.response.finish_reasons': [response.rawFinishReason ?? response.finishReason],
+      'gen_ai.usage.input_tokens': response.usage.inputTokens,
+      'gen_ai.usage.output_tokens': response.usage.outputTokens,
+      ...(response.responseId !== undefined ? { 'gen_ai.response.id': response.responseId } : {}),
+      ...(response.usage.cachedInputTokens !== undefined
+        ? { 'gen_ai.usage.cache_read.input_tokens': response.usage.cachedInputTokens }
+        : {}),
+    });
+  }
+  span.end();
+}
+
+export function startToolSpan(tracer: Tracer, parent: Context, call: ToolCall): Span {
+  return tracer.startSpan(
+    `execute_tool ${call.name}`,
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': call.name,
+        'gen_ai.tool.call.id': call.id,
+        'gen_ai.tool.type': 'function',
+      },
+    },
+    parent,
+  );
+}
+
+export function endToolSpan(span: Span, result: ToolResult): void {
+  if (result.isError) {
+    span.setAttribute('error.type', result.error?.category ?? 'tool_error');
+    span.setStatus({ code: SpanStatusCode.ERROR, message: result.error?.message ?? 'tool error' });
+  }
+  span.end();
+}
+
+/** Ends a span with the error that ended its work. */
+export function failSpan(span: Span, error: unknown): void {
+  const code = (error as { code?: unknown } | null)?.code;
+  span.setAttribute(
+    'error.type',
+    typeof code === 'string' ? code : ((error as Error | null)?.name ?? 'Error'),
+  );
+  span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error | null)?.message ?? '' });
+  span.end();
+}
