@@ -177,7 +177,8 @@ export interface ResolvedAgentOptions {
   guardrails: { input: readonly ToolInputGuardrail[]; output: readonly ToolOutputGuardrail[] };
   pauseForApproval: boolean;
   mcpServers: readonly RemoteMcpServer[] | undefined;
-  tracer: Tracer;
+  /** The tracer given in `telemetry`; without one, the global provider's (see `runTracer`). */
+  tracer: Tracer | undefined;
   agentName: string;
   toolCalling: ToolCallingMode;
   mode: AgentMode;

@@ -1,6 +1,7 @@
 import {
   context,
   isSpanContextValid,
+  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -15,9 +16,20 @@ import type { ChatModel, ChatRequest, ChatResponse, ToolCall, ToolResult } from 
 
 const TRACEPARENT = /^([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})$/;
 
-/** The default tracer; without a registered OpenTelemetry SDK its spans are no-ops. */
-export function defaultTracer(): Tracer {
-  return trace.getTracer('@toolwire/agent');
+// What the global tracer provider delegates to while no OpenTelemetry SDK is registered.
+const NO_SDK = new ProxyTracerProvider().getDelegate();
+
+/**
+ * The tracer of a run: the one given, else the global provider's, or none while no OpenTelemetry
+ * SDK is registered (then the run makes no spans at all, not even no-op ones). Asked per run, so
+ * an SDK registered after the agent was created is used.
+ */
+export function runTracer(given: Tracer | undefined): Tracer | undefined {
+  if (given) return given;
+  const provider = trace.getTracerProvider();
+  if (provider instanceof ProxyTracerProvider && provider.getDelegate() === NO_SDK)
+    return undefined;
+  return provider.getTracer('@toolwire/agent');
 }
 
 /**
@@ -38,7 +50,8 @@ export function callerContext(traceparent: string | undefined): Context {
 }
 
 /** The W3C `traceparent` of a span (what a tool passes on to the services it calls). */
-export function traceparentOf(span: Span): string | undefined {
+export function traceparentOf(span: Span | undefined): string | undefined {
+  if (!span) return undefined;
   const spanContext = span.spanContext();
   if (!isSpanContextValid(spanContext)) return undefined;
   const flags = spanContext.traceFlags.toString(16).padStart(2, '0');
@@ -46,11 +59,12 @@ export function traceparentOf(span: Span): string | undefined {
 }
 
 export function startAgentSpan(
-  tracer: Tracer,
+  tracer: Tracer | undefined,
   parent: Context,
   agentName: string,
   model: ChatModel,
-): { span: Span; context: Context } {
+): { span: Span | undefined; context: Context } {
+  if (!tracer) return { span: undefined, context: parent };
   const span = tracer.startSpan(
     `invoke_agent ${agentName}`,
     {
@@ -68,11 +82,12 @@ export function startAgentSpan(
 }
 
 export function startChatSpan(
-  tracer: Tracer,
+  tracer: Tracer | undefined,
   parent: Context,
   model: ChatModel,
   request: ChatRequest,
-): Span {
+): Span | undefined {
+  if (!tracer) return undefined;
   const span = tracer.startSpan(`chat ${model.modelId}`, { kind: SpanKind.CLIENT }, parent);
   if (span.isRecording()) {
     span.setAttributes({
@@ -90,7 +105,8 @@ export function startChatSpan(
   return span;
 }
 
-export function endChatSpan(span: Span, response: ChatResponse): void {
+export function endChatSpan(span: Span | undefined, response: ChatResponse): void {
+  if (!span) return;
   if (span.isRecording()) {
     span.setAttributes({
       'gen_ai.response.model': response.modelId,
@@ -106,7 +122,12 @@ export function endChatSpan(span: Span, response: ChatResponse): void {
   span.end();
 }
 
-export function startToolSpan(tracer: Tracer, parent: Context, call: ToolCall): Span {
+export function startToolSpan(
+  tracer: Tracer | undefined,
+  parent: Context,
+  call: ToolCall,
+): Span | undefined {
+  if (!tracer) return undefined;
   return tracer.startSpan(
     `execute_tool ${call.name}`,
     {
@@ -122,7 +143,8 @@ export function startToolSpan(tracer: Tracer, parent: Context, call: ToolCall): 
   );
 }
 
-export function endToolSpan(span: Span, result: ToolResult): void {
+export function endToolSpan(span: Span | undefined, result: ToolResult): void {
+  if (!span) return;
   if (result.isError) {
     span.setAttribute('error.type', result.error?.category ?? 'tool_error');
     span.setStatus({ code: SpanStatusCode.ERROR, message: result.error?.message ?? 'tool error' });
@@ -131,7 +153,8 @@ export function endToolSpan(span: Span, result: ToolResult): void {
 }
 
 /** Ends a span with the error that ended its work. */
-export function failSpan(span: Span, error: unknown): void {
+export function failSpan(span: Span | undefined, error: unknown): void {
+  if (!span) return;
   const code = (error as { code?: unknown } | null)?.code;
   span.setAttribute(
     'error.type',

@@ -5,26 +5,20 @@ import {
   type AnyTool,
   type Message,
 } from '@toolwire/schema';
+import { ROOT_CONTEXT as ROOT } from '@opentelemetry/api';
 import type { ApprovalDecision } from './agent-options.js';
 import { readRunState, type AgentRunState } from './agent-state.js';
-import { callerContext, defaultTracer, failSpan, startAgentSpan } from './agent-telemetry.js';
+import { callerContext, failSpan, runTracer, startAgentSpan } from './agent-telemetry.js';
 import type { AgentEvent } from './agent-event.js';
 import type { AgentMode, AgentTranscript } from './agent-transcript.js';
 import { InvalidAgentOptionsError, runCancelled } from './agent-errors.js';
-import type {
-  AgentOptions,
-  ResolvedAgentOptions,
-  ToolCallingMode,
-  ToolListMode,
-  ToolProvider,
-} from './agent-options.js';
+import type { AgentOptions, ToolListMode, ToolProvider } from './agent-options.js';
 import type { AgentResult } from './agent-result.js';
 import { EventChannel } from './event-channel.js';
 import { raceAbort, roundMs, UNCANCELLABLE, type RunContext } from './run-context.js';
 import { runStagedPipeline } from './staged-pipeline.js';
+import { resolveOptions } from './resolve-agent-options.js';
 import { runToolLoop } from './tool-loop.js';
-
-const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['native', 'prompt', 'auto'];
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -67,8 +61,6 @@ export interface Agent {
   ): AsyncIterable<AgentEvent>;
 }
 
-const MODES: readonly AgentMode[] = ['direct', 'code', 'gateway', 'staged'];
-
 /**
  * Creates the chat loop over any `ChatModel` and any tools.
  *
@@ -104,9 +96,10 @@ export function createAgent(options: AgentOptions): Agent {
     const startedAt = state?.startedAt ?? new Date().toISOString();
     const started = performance.now() - (state?.durationMs ?? 0);
     if (signal.aborted) throw runCancelled(signal);
+    const tracer = runTracer(resolved.tracer);
     const run = startAgentSpan(
-      resolved.tracer,
-      callerContext(traceparent),
+      tracer,
+      tracer ? callerContext(traceparent) : ROOT,
       resolved.agentName,
       model,
     );
@@ -144,7 +137,7 @@ export function createAgent(options: AgentOptions): Agent {
         promptToolCalling:
           resolved.toolCalling === 'prompt' ||
           (resolved.toolCalling === 'auto' && !model.capabilities.toolCalling),
-        tracer: resolved.tracer,
+        tracer,
         traceContext: run.context,
       };
       const outcome =
@@ -197,14 +190,14 @@ export function createAgent(options: AgentOptions): Agent {
           } satisfies AgentRunState),
         ) as AgentRunState;
       }
-      if (run.span.isRecording()) {
+      if (run.span?.isRecording()) {
         run.span.setAttributes({
           'gen_ai.usage.input_tokens': context.usage.inputTokens,
           'gen_ai.usage.output_tokens': context.usage.outputTokens,
           'toolwire.agent.finish_reason': outcome.finishReason,
         });
       }
-      run.span.end();
+      run.span?.end();
       context.emit({ type: 'finish', result });
       return result;
     } catch (error) {
@@ -320,178 +313,6 @@ async function loadTools(
     });
   }
   return [...list];
-}
-
-function resolveOptions(options: AgentOptions): ResolvedAgentOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidAgentOptionsError({
-      field: 'options',
-      message: 'createAgent needs an options object',
-    });
-  }
-  const { model } = options;
-  if (
-    model === null ||
-    typeof model !== 'object' ||
-    typeof model.generate !== 'function' ||
-    typeof model.stream !== 'function'
-  ) {
-    throw new InvalidAgentOptionsError({
-      field: 'model',
-      message: 'model must be a ChatModel (an object with generate() and stream())',
-    });
-  }
-  const mode = options.mode ?? 'direct';
-  if (!MODES.includes(mode)) {
-    throw new InvalidAgentOptionsError({
-      field: 'mode',
-      message: `mode must be one of ${MODES.map((m) => `"${m}"`).join(', ')} (got ${JSON.stringify(mode)})`,
-    });
-  }
-  if (
-    options.tools !== undefined &&
-    typeof options.tools !== 'function' &&
-    !Array.isArray(options.tools)
-  ) {
-    throw new InvalidAgentOptionsError({
-      field: 'tools',
-      message: 'tools must be an array of tools or a function returning one',
-    });
-  }
-  const toolCalling = options.toolCalling ?? 'native';
-  if (!TOOL_CALLING_MODES.includes(toolCalling)) {
-    throw new InvalidAgentOptionsError({
-      field: 'toolCalling',
-      message: `toolCalling must be one of ${TOOL_CALLING_MODES.map((m) => `"${m}"`).join(', ')} (got ${JSON.stringify(toolCalling)})`,
-    });
-  }
-  const maxSteps = options.maxSteps ?? 10;
-  checkInteger('maxSteps', maxSteps, 1);
-  const concurrency = options.concurrency ?? 8;
-  checkInteger('concurrency', concurrency, 1);
-  const maxRetries = options.maxRetries ?? 2;
-  checkInteger('maxRetries', maxRetries, 0);
-  const retryDelayMs = options.retryDelayMs ?? 500;
-  if (typeof retryDelayMs !== 'number' || !(retryDelayMs >= 0)) {
-    throw new InvalidAgentOptionsError({
-      field: 'retryDelayMs',
-      message: `retryDelayMs must be a number >= 0 (got ${JSON.stringify(retryDelayMs)})`,
-    });
-  }
-  if (
-    options.toolTimeoutMs !== undefined &&
-    !(typeof options.toolTimeoutMs === 'number' && options.toolTimeoutMs > 0)
-  ) {
-    throw new InvalidAgentOptionsError({
-      field: 'toolTimeoutMs',
-      message: `toolTimeoutMs must be a number > 0 (got ${JSON.stringify(options.toolTimeoutMs)})`,
-    });
-  }
-  for (const hook of ['approve', 'needsApproval', 'repairToolCall'] as const) {
-    if (options[hook] !== undefined && typeof options[hook] !== 'function') {
-      throw new InvalidAgentOptionsError({
-        field: hook,
-        message: `${hook} must be a function (got ${typeof options[hook]})`,
-      });
-    }
-  }
-  for (const hook of ['prepareStep'] as const) {
-    if (options[hook] !== undefined && typeof options[hook] !== 'function') {
-      throw new InvalidAgentOptionsError({
-        field: hook,
-        message: `${hook} must be a function (got ${typeof options[hook]})`,
-      });
-    }
-  }
-  if (
-    options.activeTools !== undefined &&
-    (!Array.isArray(options.activeTools) ||
-      options.activeTools.some((name: unknown) => typeof name !== 'string'))
-  ) {
-    throw new InvalidAgentOptionsError({
-      field: 'activeTools',
-      message: 'activeTools must be an array of tool names',
-    });
-  }
-  const stopWhen =
-    options.stopWhen === undefined
-      ? []
-      : Array.isArray(options.stopWhen)
-        ? options.stopWhen
-        : [options.stopWhen];
-  stopWhen.forEach((condition: unknown, index: number) => {
-    if (typeof condition !== 'function')
-      throw new InvalidAgentOptionsError({
-        field: `stopWhen[${index}]`,
-        message: `stopWhen must be a condition (a function such as stepCountIs(5)) or an array of them; item ${index} is ${typeof condition}`,
-      });
-  });
-  const guardrails = {
-    input: options.guardrails?.input ?? [],
-    output: options.guardrails?.output ?? [],
-  };
-  for (const stage of ['input', 'output'] as const) {
-    guardrails[stage].forEach((guardrail: { name?: unknown; check?: unknown }, index: number) => {
-      if (typeof guardrail?.name !== 'string' || typeof guardrail.check !== 'function')
-        throw new InvalidAgentOptionsError({
-          field: `guardrails.${stage}[${index}]`,
-          message: `guardrails.${stage}[${index}] must be { name, check(request) } (with an optional tools list)`,
-        });
-    });
-  }
-  if (options.pauseForApproval && mode === 'staged') {
-    throw new InvalidAgentOptionsError({
-      field: 'pauseForApproval',
-      message:
-        'pauseForApproval works in the tool loop (modes direct, code, gateway), not in the staged pipeline',
-    });
-  }
-  if (options.mcpServers !== undefined && !Array.isArray(options.mcpServers)) {
-    throw new InvalidAgentOptionsError({
-      field: 'mcpServers',
-      message: 'mcpServers must be an array of { name, url, ... } remote MCP servers',
-    });
-  }
-  if (options.system !== undefined && typeof options.system !== 'string') {
-    throw new InvalidAgentOptionsError({
-      field: 'system',
-      message: `system must be a string (got ${typeof options.system})`,
-    });
-  }
-  return {
-    prepareStep: options.prepareStep,
-    activeTools: options.activeTools,
-    stopWhen,
-    guardrails,
-    pauseForApproval: options.pauseForApproval === true,
-    mcpServers: options.mcpServers,
-    tracer: options.telemetry?.tracer ?? defaultTracer(),
-    agentName: options.telemetry?.agentName ?? 'toolwire-agent',
-    mode,
-    toolCalling,
-    system: options.system,
-    maxSteps,
-    approve: options.approve,
-    needsApproval:
-      options.needsApproval ?? ((tool: AnyTool) => tool.annotations?.destructiveHint === true),
-    repairToolCall: options.repairToolCall,
-    maxRetries,
-    retryDelayMs,
-    concurrency,
-    toolTimeoutMs: options.toolTimeoutMs,
-    temperature: options.temperature,
-    maxOutputTokens: options.maxOutputTokens,
-    providerOptions: options.providerOptions,
-  };
-}
-
-function checkInteger(field: string, value: unknown, min: number): void {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new InvalidAgentOptionsError({
-      field,
-      message: `${field} must be an integer >= ${min} (got ${JSON.stringify(value)})`,
-    });
-  }
 }
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);

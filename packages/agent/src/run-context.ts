@@ -46,7 +46,8 @@ export interface RunContext {
    * (`toolCalling: 'prompt'`, or `'auto'` once the model turned tools down).
    */
   promptToolCalling: boolean;
-  readonly tracer: Tracer;
+  /** Undefined while no OpenTelemetry SDK is registered and no tracer was given. */
+  readonly tracer: Tracer | undefined;
   /** The run's span context: model requests and tool calls are its children. */
   readonly traceContext: Context;
 }

@@ -195,6 +195,7 @@ export async function decideApprovals(
 ): Promise<StepApprovals> {
   const { options, signal } = context;
   const result: StepApprovals = { decisions: new Map(), provider: [], pending: [] };
+  if (needed.length === 0) return result;
   for (const approval of needed) {
     const index = prepared.findIndex((entry) => entry.call.id === approval.id);
     const entry = index >= 0 ? prepared[index] : undefined;
@@ -308,7 +309,8 @@ export async function executePreparedCalls(
       );
       continue;
     }
-    const refusal = await inputGuardrails(context, step, entry);
+    const refusal =
+      options.guardrails.input.length > 0 ? await inputGuardrails(context, step, entry) : undefined;
     if (refusal) {
       settle(index, refusal);
       continue;
@@ -323,16 +325,24 @@ export async function executePreparedCalls(
       { nullMeansAbsent: true },
     );
     const byId = new Map(runnable.map((r) => [r.call.id, r.tool]));
+    const guarded = options.guardrails.output.length > 0;
     const executed = await executeToolCalls(
       runnable.map((r) => r.call),
-      async (call, toolContext) => {
-        const span = startToolSpan(context.tracer, context.traceContext, call);
-        const traceparent = traceparentOf(span);
-        let result = await base(call, { ...toolContext, ...(traceparent ? { traceparent } : {}) });
-        result = await outputGuardrails(context, step, call, byId.get(call.id)!, result);
-        endToolSpan(span, result);
-        return result;
-      },
+      // Without tracing and output guardrails, the calls run as they are.
+      !context.tracer && !guarded
+        ? base
+        : async (call, toolContext) => {
+            const span = startToolSpan(context.tracer, context.traceContext, call);
+            const traceparent = traceparentOf(span);
+            let result = await base(call, {
+              ...toolContext,
+              ...(traceparent ? { traceparent } : {}),
+            });
+            if (guarded)
+              result = await outputGuardrails(context, step, call, byId.get(call.id)!, result);
+            endToolSpan(span, result);
+            return result;
+          },
       {
         concurrency: options.concurrency,
         ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
