@@ -15,7 +15,7 @@ import { ToolSearchIndex } from './tool-search.js';
 export const CLIENT_TOOL_SEARCH_KEY = 'toolwire-tool-search';
 
 export interface ClientToolSearchOptions {
-  /** Matches per search (default 5). */
+  /** Matches per search, each with its input schema (default 3). */
   limit?: number;
   /** Search rounds answered within one call before the model's answer is returned as it is (default 4). */
   maxRounds?: number;
@@ -131,7 +131,7 @@ export class ClientToolSearch {
       },
       deferred,
       index,
-      limit: options.limit ?? 5,
+      limit: options.limit ?? 3,
       maxRounds: options.maxRounds ?? 4,
     };
   }
