@@ -39,7 +39,7 @@ export interface AnthropicReplay {
   container?: string;
 }
 
-export function anthropicReplayOf(
+function anthropicReplayOf(
   metadata: Record<string, unknown> | undefined,
 ): AnthropicReplay | undefined {
   const entry = metadata?.[ANTHROPIC_METADATA_KEY];

@@ -19,7 +19,7 @@ import type {
 } from './anthropic-wire.js';
 
 /** The beta the MCP connector needs (`mcp_servers` and `mcp_toolset`). */
-export const MCP_CONNECTOR_BETA = 'mcp-client-2025-11-20';
+const MCP_CONNECTOR_BETA = 'mcp-client-2025-11-20';
 
 /** Anthropic's server-side tool search variants (`bm25`: natural language; `regex`: patterns). */
 export type AnthropicToolSearch = 'bm25' | 'regex';

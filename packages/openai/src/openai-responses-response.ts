@@ -129,7 +129,7 @@ export function readOpenAIResponsesOutput(
 }
 
 /** The arguments of a function call (JSON text), or `{ input }` of a free-text tool's call. */
-export function callArguments(item: ResponsesWireItem): unknown {
+function callArguments(item: ResponsesWireItem): unknown {
   if (item.type === 'custom_tool_call')
     return { input: typeof item.input === 'string' ? item.input : '' };
   return item.arguments === undefined || item.arguments === null ? '' : item.arguments;

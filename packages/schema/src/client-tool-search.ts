@@ -207,7 +207,11 @@ class Rounds {
   private readonly proxied: Record<string, string> = {};
   private round = 0;
 
-  constructor(private readonly session: Session) {}
+  private readonly session: Session;
+
+  constructor(session: Session) {
+    this.session = session;
+  }
 
   request(): ChatRequest {
     const base = this.session.request;
