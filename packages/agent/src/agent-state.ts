@@ -1,6 +1,6 @@
-import type { Message, ProviderToolCall, ToolCall, Usage } from '@toolwire/schema';
+import type { Message, ProviderToolCall, ToolCall } from '@toolwire/schema';
 import { InvalidAgentOptionsError } from './agent-errors.js';
-import type { AgentMode, AgentStep } from './agent-transcript.js';
+import type { AgentTranscript } from './agent-transcript.js';
 
 /** A call waiting for a decision, in a run that paused (`finishReason: 'needs-approval'`). */
 export interface PendingApproval {
@@ -19,21 +19,21 @@ export interface PendingApproval {
  * `agent.resume(state, decisions)` of an agent created with the same options, in this process or
  * another. Nothing of the paused step has run yet, so no tool call is repeated.
  */
-export interface AgentRunState {
+export interface AgentRunState extends Pick<
+  AgentTranscript,
+  | 'mode'
+  | 'provider'
+  | 'modelId'
+  | 'startedAt'
+  | 'durationMs'
+  | 'system'
+  | 'input'
+  | 'inputRepairs'
+  | 'steps'
+  | 'usage'
+> {
   type: 'toolwire-agent-run';
   version: 1;
-  mode: AgentMode;
-  provider: string;
-  modelId: string;
-  startedAt: string;
-  /** Time spent before the pause. */
-  durationMs: number;
-  system: string | null;
-  input: Message[];
-  inputRepairs: string[];
-  /** Every step so far; the last is the paused one (its calls made, not yet run). */
-  steps: AgentStep[];
-  usage: Usage;
   /** The conversation so far, ending with the assistant turn that made the paused calls. */
   messages: Message[];
   /** Model calls the tool loop has made (counted against `maxSteps`). */

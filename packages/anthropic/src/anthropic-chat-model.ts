@@ -105,17 +105,12 @@ export class AnthropicChatModel implements ChatModel {
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     if (this.config.settings.toolSearch !== 'client') return this.generateOnce(request);
-    return new ClientToolSearch(request).generate((round) => this.generateOnce(round));
+    return ClientToolSearch.generate(request, (round) => this.generateOnce(round));
   }
 
   stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
     if (this.config.settings.toolSearch !== 'client') return this.streamOnce(request);
-    return {
-      [Symbol.asyncIterator]: () => {
-        const parts = new ClientToolSearch(request).stream((round) => this.streamOnce(round));
-        return parts[Symbol.asyncIterator]();
-      },
-    };
+    return ClientToolSearch.stream(request, (round) => this.streamOnce(round));
   }
 
   private async generateOnce(request: ChatRequest): Promise<ChatResponse> {

@@ -90,16 +90,11 @@ export class OllamaChatModel implements ChatModel {
    * answers itself (`ClientToolSearch`), inside this call.
    */
   async generate(request: ChatRequest): Promise<ChatResponse> {
-    return new ClientToolSearch(request).generate((round) => this.generateOnce(round));
+    return ClientToolSearch.generate(request, (round) => this.generateOnce(round));
   }
 
   stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
-    return {
-      [Symbol.asyncIterator]: () => {
-        const parts = new ClientToolSearch(request).stream((round) => this.streamOnce(round));
-        return parts[Symbol.asyncIterator]();
-      },
-    };
+    return ClientToolSearch.stream(request, (round) => this.streamOnce(round));
   }
 
   private async generateOnce(request: ChatRequest): Promise<ChatResponse> {

@@ -80,19 +80,12 @@ export class OpenAIResponsesModel implements ChatModel {
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
     if (this.config.toolSearch === 'hosted') return this.generateOnce(request);
-    return new ClientToolSearch(request).generate((round) => this.generateOnce(round));
+    return ClientToolSearch.generate(request, (round) => this.generateOnce(round));
   }
 
   stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
-    return {
-      [Symbol.asyncIterator]: () => {
-        const parts =
-          this.config.toolSearch === 'hosted'
-            ? this.streamOnce(request)
-            : new ClientToolSearch(request).stream((round) => this.streamOnce(round));
-        return parts[Symbol.asyncIterator]();
-      },
-    };
+    if (this.config.toolSearch === 'hosted') return this.streamOnce(request);
+    return ClientToolSearch.stream(request, (round) => this.streamOnce(round));
   }
 
   private async generateOnce(request: ChatRequest): Promise<ChatResponse> {

@@ -87,6 +87,27 @@ export class ClientToolSearch {
 
   private readonly original: ChatRequest;
 
+  /** `generate` of an adapter without tool search: `once` sends one request to the provider. */
+  static generate(
+    request: ChatRequest,
+    once: (request: ChatRequest) => Promise<ChatResponse>,
+    options?: ClientToolSearchOptions,
+  ): Promise<ChatResponse> {
+    return new ClientToolSearch(request, options).generate(once);
+  }
+
+  /** `stream` of an adapter without tool search; nothing happens until the parts are read. */
+  static stream(
+    request: ChatRequest,
+    once: (request: ChatRequest) => AsyncIterable<ChatStreamPart>,
+    options?: ClientToolSearchOptions,
+  ): AsyncIterable<ChatStreamPart> {
+    return {
+      [Symbol.asyncIterator]: () =>
+        new ClientToolSearch(request, options).stream(once)[Symbol.asyncIterator](),
+    };
+  }
+
   constructor(request: ChatRequest, options: ClientToolSearchOptions = {}) {
     const tools = request.tools ?? [];
     const deferredList = tools.filter((tool) => tool.deferred === true);
