@@ -9,12 +9,18 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import type { ChatModel, ChatRequest, ChatResponse, ToolCall, ToolResult } from '@toolwire/schema';
+import {
+  formatTraceparent,
+  parseTraceparent,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ToolCall,
+  type ToolResult,
+} from '@toolwire/schema';
 
 // OpenTelemetry GenAI semantic conventions (gen_ai.*): one `invoke_agent` span per run, a `chat`
 // span per model request and an `execute_tool` span per tool call, children of the run's span.
-
-const TRACEPARENT = /^([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})$/;
 
 // What the global tracer provider delegates to while no OpenTelemetry SDK is registered.
 const NO_SDK = new ProxyTracerProvider().getDelegate();
@@ -38,24 +44,15 @@ export function runTracer(given: Tracer | undefined): Tracer | undefined {
  */
 export function callerContext(traceparent: string | undefined): Context {
   const active = context.active();
-  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent.trim());
-  if (!match || match[1] === 'ff') return active;
-  const parent = {
-    traceId: match[2]!,
-    spanId: match[3]!,
-    traceFlags: Number.parseInt(match[4]!, 16),
-    isRemote: true,
-  };
-  return isSpanContextValid(parent) ? trace.setSpanContext(active, parent) : active;
+  const fields = parseTraceparent(traceparent);
+  return fields ? trace.setSpanContext(active, { ...fields, isRemote: true }) : active;
 }
 
 /** The W3C `traceparent` of a span (what a tool passes on to the services it calls). */
 export function traceparentOf(span: Span | undefined): string | undefined {
   if (!span) return undefined;
   const spanContext = span.spanContext();
-  if (!isSpanContextValid(spanContext)) return undefined;
-  const flags = spanContext.traceFlags.toString(16).padStart(2, '0');
-  return `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
+  return isSpanContextValid(spanContext) ? formatTraceparent(spanContext) : undefined;
 }
 
 export function startAgentSpan(

@@ -21,7 +21,7 @@ import type { PendingApproval } from './agent-state.js';
 import { endToolSpan, startToolSpan, traceparentOf } from './agent-telemetry.js';
 import type { AgentStep } from './agent-transcript.js';
 import { runCancelled } from './agent-errors.js';
-import { guardsTool, refusedResult, replacedResult } from './guardrails.js';
+import { guardsTool, refusedResult, replacedResult, type GuardrailRecord } from './guardrails.js';
 import { raceAbort, type RunContext } from './run-context.js';
 
 /** A call after validation (and repair): ready to run, or with the reason it cannot. */
@@ -379,16 +379,7 @@ async function inputGuardrails(
       context.signal,
     );
     if (verdict.action !== 'refuse') continue;
-    const record = {
-      toolCallId: entry.call.id,
-      toolName: entry.call.name,
-      guardrail: guardrail.name,
-      stage: 'input' as const,
-      action: 'refuse' as const,
-      message: verdict.message,
-    };
-    step.guardrails.push(record);
-    context.emit({ type: 'guardrail', step: step.index, record });
+    record(context, step, entry.call, guardrail.name, 'input', verdict.message);
     return refusedResult(entry.call, guardrail.name, verdict.message);
   }
   return undefined;
@@ -411,17 +402,29 @@ async function outputGuardrails(
       signal: context.signal,
     });
     if (verdict.action !== 'replace') continue;
-    const record = {
-      toolCallId: call.id,
-      toolName: call.name,
-      guardrail: guardrail.name,
-      stage: 'output' as const,
-      action: 'replace' as const,
-      message: verdict.message,
-    };
-    step.guardrails.push(record);
-    context.emit({ type: 'guardrail', step: step.index, record });
+    record(context, step, call, guardrail.name, 'output', verdict.message);
     current = replacedResult(call, guardrail.name, verdict);
   }
   return current;
+}
+
+/** Keeps a guardrail's decision on the step and emits it. */
+function record(
+  context: RunContext,
+  step: AgentStep,
+  call: ToolCall,
+  guardrail: string,
+  stage: 'input' | 'output',
+  message: string,
+): void {
+  const decision: GuardrailRecord = {
+    toolCallId: call.id,
+    toolName: call.name,
+    guardrail,
+    stage,
+    action: stage === 'input' ? 'refuse' : 'replace',
+    message,
+  };
+  step.guardrails.push(decision);
+  context.emit({ type: 'guardrail', step: step.index, record: decision });
 }

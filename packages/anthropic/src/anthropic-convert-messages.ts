@@ -6,6 +6,7 @@ import {
   type ChatWarning,
   type ImagePart,
   type Message,
+  type ToolCall,
   type ToolResult,
   type UserContentPart,
 } from '@toolwire/schema';
@@ -175,15 +176,18 @@ function assistantBlocks(
     }
   }
   if (message.content !== '') blocks.push({ type: 'text', text: message.content });
-  for (const call of message.toolCalls ?? []) {
-    blocks.push({
-      type: 'tool_use',
-      id: call.id,
-      name: call.name,
-      input: replayToolArguments(call.name, call.arguments),
-    });
-  }
+  for (const call of message.toolCalls ?? []) blocks.push(toolUseBlock(call));
   return blocks;
+}
+
+function toolUseBlock(call: ToolCall, caller?: unknown): AnthropicContentBlockParam {
+  return {
+    type: 'tool_use',
+    id: call.id,
+    name: call.name,
+    input: replayToolArguments(call.name, call.arguments),
+    ...(caller !== undefined ? { caller: caller as Record<string, unknown> } : {}),
+  };
 }
 
 /**
@@ -205,21 +209,9 @@ function replayedBlocks(
     const call = calls.get(String(block.id));
     if (!call) continue;
     calls.delete(call.id);
-    blocks.push({
-      type: 'tool_use',
-      id: call.id,
-      name: call.name,
-      input: replayToolArguments(call.name, call.arguments),
-      ...(block.caller !== undefined ? { caller: block.caller as Record<string, unknown> } : {}),
-    });
+    blocks.push(toolUseBlock(call, block.caller));
   }
-  for (const call of calls.values())
-    blocks.push({
-      type: 'tool_use',
-      id: call.id,
-      name: call.name,
-      input: replayToolArguments(call.name, call.arguments),
-    });
+  for (const call of calls.values()) blocks.push(toolUseBlock(call));
   return blocks;
 }
 

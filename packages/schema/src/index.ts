@@ -207,3 +207,5 @@ export {
   gatewayDescription,
 } from './gateway-tool.js';
 export type { GatewayAction, GatewayRequest, GatewayTarget } from './gateway-tool.js';
+export { parseTraceparent, formatTraceparent } from './traceparent.js';
+export type { TraceparentFields } from './traceparent.js';

@@ -281,3 +281,28 @@ describe('estimateTokens', () => {
     );
   });
 });
+
+describe('parseTraceparent', () => {
+  it('reads a W3C traceparent and refuses malformed, ff-version and all-zero ids', async () => {
+    const { parseTraceparent, formatTraceparent } = await import('./traceparent.js');
+    const header = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const fields = parseTraceparent(` ${header} `);
+    expect(fields).toEqual({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+    });
+    expect(formatTraceparent(fields!)).toBe(header);
+    expect(
+      parseTraceparent('ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'),
+    ).toBeUndefined();
+    expect(
+      parseTraceparent('00-00000000000000000000000000000000-b7ad6b7169203331-01'),
+    ).toBeUndefined();
+    expect(
+      parseTraceparent('00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01'),
+    ).toBeUndefined();
+    expect(parseTraceparent('00-xyz')).toBeUndefined();
+    expect(parseTraceparent(undefined)).toBeUndefined();
+  });
+});
