@@ -176,6 +176,26 @@ export function runToolFeaturesContract(options: ToolFeaturesContractOptions): v
         );
         expectStablePrefix(wire, fake.requests[0]!.body, fake.requests[1]!.body);
       });
+
+      it('streams the same search and call as the JSON answer gives, the search as a provider-tool-call part', async () => {
+        fake.push(
+          { raw: wireFixture(`${wire}-tool-search-response.json`) },
+          { raw: wireFixture(`${wire}-tool-search-stream.sse`) },
+        );
+        const generated = await model.generate(FEATURES_REQUEST);
+        const parts: ChatStreamPart[] = [];
+        for await (const part of model.stream(FEATURES_REQUEST)) parts.push(part);
+        const streamed = (parts.at(-1) as Extract<ChatStreamPart, { type: 'finish' }>).response;
+        expect(streamed.toolCalls).toEqual(generated.toolCalls);
+        expect(streamed.providerToolCalls).toEqual(generated.providerToolCalls);
+        expect(streamed.text).toBe(generated.text);
+        expect(parts.filter((part) => part.type === 'provider-tool-call')).toEqual([
+          { type: 'provider-tool-call', call: generated.providerToolCalls![0] },
+        ]);
+        // What the next turn replays is the same, however the answer came.
+        const history = (response: ChatResponse) => continuation(response, []);
+        expect(JSON.stringify(history(streamed))).toBe(JSON.stringify(history(generated)));
+      });
     } else {
       for (const stream of [false, true]) {
         it(`finds a deferred tool with the emulated search and keeps the prompt prefix byte-stable (${stream ? 'streamed' : 'generate'})`, async () => {
