@@ -1,4 +1,5 @@
 import type { ToolSpec } from './define-tool.js';
+import { StreamProtocolError } from './provider-errors.js';
 import type { JsonSchema } from './json-schema.js';
 import type { Message, ReasoningPart } from './message.js';
 import type { ProviderToolCall, RemoteMcpServer } from './provider-tools.js';
@@ -152,6 +153,10 @@ export interface ChatModel {
 export async function collectStream(stream: AsyncIterable<ChatStreamPart>): Promise<ChatResponse> {
   let response: ChatResponse | undefined;
   for await (const part of stream) if (part.type === 'finish') response = part.response;
-  if (!response) throw new Error('the stream ended without a finish part');
+  if (!response)
+    throw new StreamProtocolError({
+      provider: 'unknown',
+      message: 'the stream ended without a finish part',
+    });
   return response;
 }

@@ -1,5 +1,6 @@
 import {
   TEXT_INPUT_SCHEMA,
+  collectStream,
   textResult,
   toolCallArgumentsObject,
   type ChatModel,
@@ -216,7 +217,7 @@ export function runToolFeaturesContract(options: ToolFeaturesContractOptions): v
             { text: 'Sent.' },
           );
           const first = stream
-            ? await collect(model.stream(FEATURES_REQUEST))
+            ? await collectStream(model.stream(FEATURES_REQUEST))
             : await model.generate(FEATURES_REQUEST);
           expect(first.toolCalls).toEqual([expect.objectContaining({ name: 'send_email' })]);
           expect(toolCallArgumentsObject(first.toolCalls[0]!)).toEqual({
@@ -389,11 +390,4 @@ function expectStablePrefix(wire: ToolFeaturesWire, before: any, after: any): vo
     JSON.stringify(later.slice(0, earlier.length)),
     'the conversation so far is sent byte for byte as before',
   ).toBe(JSON.stringify(earlier));
-}
-
-async function collect(parts: AsyncIterable<ChatStreamPart>): Promise<ChatResponse> {
-  let response: ChatResponse | undefined;
-  for await (const part of parts) if (part.type === 'finish') response = part.response;
-  if (!response) throw new Error('the stream ended without a finish part');
-  return response;
 }
