@@ -305,9 +305,21 @@ describe('pauseForApproval and resume', () => {
       },
     ]);
     const second = createScriptedModel([{ text: 'answered' }]);
-    await createAgent({ model: second, pauseForApproval: true }).resume(paused.state!, {
-      mcpr_9: false,
-    });
+    const events: AgentEvent[] = [];
+    for await (const event of createAgent({ model: second, pauseForApproval: true }).resumeStream(
+      paused.state!,
+      { mcpr_9: false },
+    ))
+      events.push(event);
+    expect(events.map((event) => event.type)).toEqual([
+      'approval-response',
+      'step-finish',
+      'step-start',
+      'text-delta',
+      'text-delta',
+      'step-finish',
+      'finish',
+    ]);
     expect(second.requests[0]!.messages.at(-1)).toEqual({
       role: 'tool',
       results: [],
