@@ -123,7 +123,7 @@ describe('listOllamaModels', () => {
 
 describe('provider defaults', () => {
   it('match the OpenAI adapter (repeated here so only the chosen SDK is loaded)', async () => {
-    const adapter = await import('@toolwire/openai');
+    const adapter = await import('@toolwire/openai/internal');
     const ours = await import('./provider.js');
     expect(ours.OPENAI_BASE_URL).toBe(adapter.OPENAI_BASE_URL);
     expect(ours.XAI_BASE_URL).toBe(adapter.XAI_BASE_URL);

@@ -2,7 +2,8 @@ import { createAnthropic } from '@toolwire/anthropic';
 import { createGoogle } from '@toolwire/google';
 import type { ToolwireConfig } from '@toolwire/mcp';
 import { createOllama } from '@toolwire/ollama';
-import { createOpenAI, createXai, OPENAI_BASE_URL, XAI_BASE_URL } from '@toolwire/openai';
+import { createOpenAI, createXai } from '@toolwire/openai';
+import { OPENAI_BASE_URL, XAI_BASE_URL } from '@toolwire/openai/internal';
 import type { ChatModel } from '@toolwire/schema';
 import { HttpError } from './http-util.js';
 

@@ -2,11 +2,13 @@ import type {
   ChatWarning,
   FinishReason,
   Message,
+  ProviderToolCall,
   ToolCall,
   ToolChoice,
   ToolResult,
   Usage,
 } from '@toolwire/schema';
+import type { GuardrailRecord } from './guardrails.js';
 
 /** How the agent lets the model use tools; the CLI's `--mode`. */
 export type AgentMode = 'direct' | 'code' | 'gateway' | 'staged';
@@ -29,8 +31,12 @@ export type StepKind =
   | 'interpretation'
   | 'direct-answer';
 
-/** Why a run ended: the model's finish reason, or `max-steps` when the step limit cut it short. */
-export type AgentFinishReason = FinishReason | 'max-steps';
+/**
+ * Why a run ended: the model's finish reason; `max-steps` when the step limit cut it short;
+ * `stop-condition` when a `stopWhen` condition held; `needs-approval` when it paused for approvals
+ * (`pauseForApproval`; resume it with `agent.resume`).
+ */
+export type AgentFinishReason = FinishReason | 'max-steps' | 'stop-condition' | 'needs-approval';
 
 /** What a step asked the model for (every key is always present, so the JSON shape is stable). */
 export interface StepRequest {
@@ -96,6 +102,10 @@ export interface AgentStep {
   toolResults: ToolResult[];
   approvals: ApprovalRecord[];
   repairs: RepairRecord[];
+  /** Refusals and rewrites by guardrails. */
+  guardrails: GuardrailRecord[];
+  /** Calls the provider ran (or asked approval for) on its side. */
+  providerToolCalls: ProviderToolCall[];
   /** Retryable provider errors after which the model call was sent again. */
   retries: ErrorRecord[];
   usage: Usage;

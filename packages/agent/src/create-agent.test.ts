@@ -267,6 +267,8 @@ describe('createAgent (stream and transcript)', () => {
       'toolResults',
       'approvals',
       'repairs',
+      'guardrails',
+      'providerToolCalls',
       'retries',
       'usage',
       'warnings',

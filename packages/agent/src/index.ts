@@ -8,7 +8,20 @@ export type {
   ApprovalDecision,
   RepairToolCallRequest,
   ToolCallingMode,
+  PrepareStepRequest,
+  StepSettings,
+  AgentTelemetry,
 } from './agent-options.js';
+export { stepCountIs, hasToolCall } from './stop-conditions.js';
+export type { StopCondition, StopConditionState } from './stop-conditions.js';
+export type {
+  ToolInputGuardrail,
+  ToolOutputGuardrail,
+  ToolInputVerdict,
+  ToolOutputVerdict,
+  GuardrailRecord,
+} from './guardrails.js';
+export type { AgentRunState, PendingApproval } from './agent-state.js';
 export type { AgentResult } from './agent-result.js';
 export type { AgentEvent } from './agent-event.js';
 export type {

@@ -14,7 +14,9 @@ import {
   type ToolSpec,
   type Usage,
 } from '@toolwire/schema';
+import type { Context, Tracer } from '@opentelemetry/api';
 import type { AgentEvent } from './agent-event.js';
+import { endChatSpan, failSpan, startChatSpan } from './agent-telemetry.js';
 import type { AgentStep, StepKind, StepRequest } from './agent-transcript.js';
 import { errorRecord, runCancelled } from './agent-errors.js';
 import type { ResolvedAgentOptions } from './agent-options.js';
@@ -44,6 +46,10 @@ export interface RunContext {
    * (`toolCalling: 'prompt'`, or `'auto'` once the model turned tools down).
    */
   promptToolCalling: boolean;
+  /** Undefined while no OpenTelemetry SDK is registered and no tracer was given. */
+  readonly tracer: Tracer | undefined;
+  /** The run's span context: model requests and tool calls are its children. */
+  readonly traceContext: Context;
 }
 
 /**
@@ -93,6 +99,8 @@ export function beginStep(
     toolResults: [],
     approvals: [],
     repairs: [],
+    guardrails: [],
+    providerToolCalls: [],
     retries: [],
     usage: emptyUsage(),
     warnings: [],
@@ -162,11 +170,12 @@ export async function callModel(
   step: AgentStep,
   request: ChatRequest,
   emitText: boolean,
+  model: ChatModel = context.model,
 ): Promise<ChatResponse> {
-  if (!context.streaming) return generateModel(context, step, request);
-  return withRetries(context, step, async (progress) => {
+  if (!context.streaming) return generateModel(context, step, request, model);
+  return withRetries(context, step, model, request, async (progress) => {
     const { signal } = context;
-    const iterator = context.model.stream(request)[Symbol.asyncIterator]();
+    const iterator = model.stream(request)[Symbol.asyncIterator]();
     let response: ChatResponse | undefined;
     try {
       for (;;) {
@@ -186,6 +195,25 @@ export async function callModel(
               context.emit({ type: 'reasoning-delta', step: step.index, delta: part.delta });
             }
             break;
+          case 'tool-call-start':
+            if (emitText)
+              context.emit({
+                type: 'tool-call-start',
+                step: step.index,
+                id: part.id,
+                name: part.name,
+              });
+            break;
+          case 'tool-call-delta':
+            if (emitText)
+              context.emit({
+                type: 'tool-call-delta',
+                step: step.index,
+                id: part.id,
+                name: part.name,
+                argumentsDelta: part.argumentsDelta,
+              });
+            break;
           case 'warning':
             warn(context, step, part.warning);
             break;
@@ -203,8 +231,8 @@ export async function callModel(
     }
     if (!response) {
       throw new StreamProtocolError({
-        provider: context.model.provider,
-        message: `the ${context.model.provider} stream ended without a finish part`,
+        provider: model.provider,
+        message: `the ${model.provider} stream ended without a finish part`,
       });
     }
     return response;
@@ -216,9 +244,10 @@ export async function generateModel(
   context: RunContext,
   step: AgentStep,
   request: ChatRequest,
+  model: ChatModel = context.model,
 ): Promise<ChatResponse> {
-  return withRetries(context, step, () =>
-    raceAbort(context.model.generate(request), context.signal),
+  return withRetries(context, step, model, request, () =>
+    raceAbort(model.generate(request), context.signal),
   );
 }
 
@@ -232,15 +261,22 @@ export async function generateModel(
 async function withRetries(
   context: RunContext,
   step: AgentStep,
+  model: ChatModel,
+  request: ChatRequest,
   attempt: (progress: { emitted: boolean }) => Promise<ChatResponse>,
 ): Promise<ChatResponse> {
   const { signal, options } = context;
   for (let retry = 0; ; retry++) {
     if (signal.aborted) throw runCancelled(signal);
     const progress = { emitted: false };
+    // One span per request sent (a retry is another request).
+    const span = startChatSpan(context.tracer, context.traceContext, model, request);
     try {
-      return await attempt(progress);
+      const response = await attempt(progress);
+      endChatSpan(span, response);
+      return response;
     } catch (error) {
+      failSpan(span, error);
       if (signal.aborted) throw runCancelled(signal);
       if (progress.emitted || retry >= options.maxRetries || !isRetryable(error)) throw error;
       step.retries.push(errorRecord(error));

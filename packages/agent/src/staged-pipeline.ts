@@ -39,7 +39,13 @@ import {
   functionsListText,
   isToolCallingUnsupported,
 } from './prompt-tool-calling.js';
-import { executePreparedCalls, prepareToolCalls, type PreparedCall } from './run-tool-calls.js';
+import {
+  approvalsNeeded,
+  decideApprovals,
+  executePreparedCalls,
+  prepareToolCalls,
+  type PreparedCall,
+} from './run-tool-calls.js';
 import type { RunOutcome } from './tool-loop.js';
 
 export const SELECTION_SYSTEM_PROMPT =
@@ -98,7 +104,13 @@ export async function runStagedPipeline(context: RunContext): Promise<RunOutcome
   execution.toolCalls = calls;
   for (const toolCall of calls)
     context.emit({ type: 'tool-call', step: execution.index, toolCall });
-  const results = await executePreparedCalls(context, execution, prepared);
+  const approvals = await decideApprovals(
+    context,
+    execution,
+    prepared,
+    approvalsNeeded(context, prepared, []),
+  );
+  const results = await executePreparedCalls(context, execution, prepared, approvals);
   execution.toolResults = results;
   finishStep(context, execution);
 

@@ -1,11 +1,16 @@
 import type {
   AssistantMessage,
+  ChatModel,
   ChatRequest,
   ChatResponse,
   Message,
+  ToolMessage,
   ToolSpec,
 } from '@toolwire/schema';
-import type { AgentStep } from './agent-transcript.js';
+import type { ApprovalDecision, StepSettings } from './agent-options.js';
+import { awaitingApproval, type AgentRunState, type PendingApproval } from './agent-state.js';
+import type { AgentFinishReason, AgentStep } from './agent-transcript.js';
+import { InvalidAgentOptionsError } from './agent-errors.js';
 import {
   FUNCTION_CALL_JSON_FORM,
   isToolCallingUnsupported,
@@ -13,32 +18,52 @@ import {
   readPromptAnswer,
   toPromptMessages,
 } from './prompt-tool-calling.js';
-import type { AgentFinishReason } from './agent-transcript.js';
 import {
   baseRequest,
   beginStep,
+  callModel,
   describeRequest,
   finishStep,
+  raceAbort,
   recordResponse,
-  callModel,
   warn,
   withSystem,
   withUniqueIds,
   type RunContext,
 } from './run-context.js';
-import { executePreparedCalls, prepareToolCalls } from './run-tool-calls.js';
+import {
+  approvalsNeeded,
+  decideApprovals,
+  executePreparedCalls,
+  prepareToolCalls,
+  recheckToolCalls,
+  type PreparedCall,
+} from './run-tool-calls.js';
 
 export interface RunOutcome {
   text: string;
   finishReason: AgentFinishReason;
   messages: Message[];
+  /** Set when the run paused for approvals. */
+  paused?: { approvals: PendingApproval[]; calls: AgentRunState['pending'] };
+  /** Model calls the loop made (what a paused run carries on with). */
+  modelCalls?: number;
+}
+
+/** Where a resumed run picks up: the paused step and the decisions for it. */
+export interface ResumePoint {
+  state: AgentRunState;
+  decisions: Readonly<Record<string, ApprovalDecision>>;
 }
 
 /**
  * The tool loop (seed 001): call the model with the tools; run the calls it makes in parallel;
- * continue with the results; stop when it answers without calling a tool. After `maxSteps`
- * model calls that all called tools, one more call is made with tool use switched off, so the
- * user always gets an answer (pain point 11).
+ * continue with the results; stop when it answers without calling a tool. Each step may be
+ * changed by `prepareStep` (model, active tools, tool choice, system prompt), `stopWhen` may end
+ * the run after a step, and a step whose calls need approval may pause the run
+ * (`pauseForApproval`) to be resumed later, in this process or another. After `maxSteps` model
+ * calls that all called tools, one more call is made with tool use switched off, so the user
+ * always gets an answer (pain point 11).
  *
  * That last call keeps the tools declared and sends `toolChoice: 'none'` when the model's
  * adapter enforces it: dropping the tools from a request whose history has tool calls makes
@@ -46,16 +71,49 @@ export interface RunOutcome {
  * Adapters that cannot enforce `none` (Ollama ignores tool_choice) get no tools instead, which
  * those providers accept with tool history.
  */
-export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
+export async function runToolLoop(context: RunContext, resume?: ResumePoint): Promise<RunOutcome> {
   const { model, options, specs } = context;
-  const conversation: Message[] = [...context.input];
+  const conversation: Message[] = resume ? [...resume.state.messages] : [...context.input];
   const tools = specs.length > 0 ? [...specs] : undefined;
+  let count = resume ? resume.state.modelCalls : 0;
 
-  for (let count = 1; count <= options.maxSteps; count++) {
-    const request = loopRequest(context, conversation, tools);
+  if (resume) {
+    const step = context.steps.at(-1)!;
+    const prepared = recheckToolCalls(
+      context,
+      resume.state.pending.calls,
+      resume.state.pending.outputTruncated,
+    );
+    for (const approval of resume.state.pending.approvals) {
+      if (!(approval.id in resume.decisions))
+        throw new InvalidAgentOptionsError({
+          field: `decisions.${approval.id}`,
+          message: `decisions has no answer for "${approval.id}" (${approval.toolName}); answer every pending approval, e.g. { "${approval.id}": true }`,
+        });
+    }
+    const approvals = await decideApprovals(
+      context,
+      step,
+      prepared,
+      resume.state.pending.approvals,
+      resume.decisions,
+    );
+    const stopped = await finishToolStep(context, step, conversation, prepared, approvals);
+    if (stopped) return { ...stopped, modelCalls: count };
+  }
+
+  while (count < options.maxSteps) {
+    count++;
+    const settings = await stepSettings(context, conversation, count);
+    const stepModel = settings.model ?? model;
+    const request = loopRequest(context, conversation, tools, settings);
     const step = beginStep(context, 'tool-loop', request);
-    const response = await callLoopModel(context, step, request, conversation, tools);
+    const response = await callLoopModel(context, step, request, conversation, tools, stepModel);
     recordResponse(context, step, response);
+    const providerCalls = response.providerToolCalls ?? [];
+    step.providerToolCalls = providerCalls;
+    for (const call of providerCalls)
+      context.emit({ type: 'provider-tool-call', step: step.index, call });
     let toolCalls = response.toolCalls;
     let text = response.text;
     if (context.promptToolCalling && tools !== undefined) {
@@ -84,33 +142,50 @@ export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
         context.emit({ type: 'text-delta', step: step.index, delta: response.text });
       }
     }
-    const assistant: AssistantMessage = { role: 'assistant', content: text };
-    if (response.reasoning && response.reasoning.length > 0)
-      assistant.reasoning = response.reasoning;
-    if (response.providerMetadata) assistant.providerMetadata = response.providerMetadata;
-    if (toolCalls.length === 0) {
+    const assistant = assistantOf(response, text);
+    const providerRequests = awaitingApproval(providerCalls);
+    if (toolCalls.length === 0 && providerRequests.length === 0) {
       conversation.push(assistant);
       finishStep(context, step);
-      return { text, finishReason: response.finishReason, messages: conversation };
+      return {
+        text,
+        finishReason: response.finishReason,
+        messages: conversation,
+        modelCalls: count,
+      };
     }
     const modelCalls = withUniqueIds(context, step, toolCalls, conversation);
-    assistant.toolCalls = modelCalls;
+    if (modelCalls.length > 0) assistant.toolCalls = modelCalls;
     conversation.push(assistant);
     for (const toolCall of modelCalls)
       context.emit({ type: 'tool-call', step: step.index, toolCall });
+    const outputTruncated = response.finishReason === 'length';
     const prepared = await prepareToolCalls(context, step, modelCalls, {
-      outputTruncated: response.finishReason === 'length',
+      outputTruncated,
       messages: [...conversation],
+      activeTools: settings.activeTools,
     });
     // Repaired calls replace the model's, so each result answers the call next to it.
     const calls = prepared.map((entry) => entry.call);
-    assistant.toolCalls = calls;
+    if (calls.length > 0) assistant.toolCalls = calls;
     step.toolCalls = calls;
-    // Invalid arguments and unknown tools go back to the model as tool errors, never thrown.
-    const results = await executePreparedCalls(context, step, prepared);
-    step.toolResults = results;
-    conversation.push({ role: 'tool', results });
-    finishStep(context, step);
+    const needed = approvalsNeeded(context, prepared, providerRequests);
+    const approvals = await decideApprovals(context, step, prepared, needed);
+    if (approvals.pending.length > 0) {
+      // Nothing of this step has run: a resumed run runs all of it, nothing twice.
+      return {
+        text,
+        finishReason: 'needs-approval',
+        messages: conversation,
+        modelCalls: count,
+        paused: {
+          approvals: approvals.pending,
+          calls: { calls, outputTruncated, approvals: approvals.pending },
+        },
+      };
+    }
+    const stopped = await finishToolStep(context, step, conversation, prepared, approvals);
+    if (stopped) return { ...stopped, modelCalls: count };
   }
 
   const prompted = context.promptToolCalling;
@@ -132,12 +207,86 @@ export async function runToolLoop(context: RunContext): Promise<RunOutcome> {
     });
     step.toolCalls = response.toolCalls;
   }
-  const assistant: AssistantMessage = { role: 'assistant', content: response.text };
+  conversation.push(assistantOf(response, response.text));
+  finishStep(context, step);
+  return {
+    text: response.text,
+    finishReason: 'max-steps',
+    messages: conversation,
+    modelCalls: count,
+  };
+}
+
+function assistantOf(response: ChatResponse, text: string): AssistantMessage {
+  const assistant: AssistantMessage = { role: 'assistant', content: text };
   if (response.reasoning && response.reasoning.length > 0) assistant.reasoning = response.reasoning;
   if (response.providerMetadata) assistant.providerMetadata = response.providerMetadata;
-  conversation.push(assistant);
+  return assistant;
+}
+
+/**
+ * Runs a step's calls (approved, guarded), adds the tool message, ends the step, and asks the
+ * stop conditions; returns the outcome when one holds.
+ */
+async function finishToolStep(
+  context: RunContext,
+  step: AgentStep,
+  conversation: Message[],
+  prepared: readonly PreparedCall[],
+  approvals: Awaited<ReturnType<typeof decideApprovals>>,
+): Promise<RunOutcome | undefined> {
+  // Invalid arguments and unknown tools go back to the model as tool errors, never thrown.
+  const results = await executePreparedCalls(context, step, prepared, approvals);
+  step.toolResults = results;
+  const message: ToolMessage = { role: 'tool', results };
+  if (approvals.provider.length > 0) message.approvals = approvals.provider;
+  conversation.push(message);
   finishStep(context, step);
-  return { text: response.text, finishReason: 'max-steps', messages: conversation };
+  for (const condition of context.options.stopWhen) {
+    const stop = await raceAbort(
+      Promise.resolve(condition({ steps: context.steps, messages: conversation })),
+      context.signal,
+    );
+    if (stop)
+      return {
+        text: step.response?.text ?? '',
+        finishReason: 'stop-condition',
+        messages: conversation,
+      };
+  }
+  return undefined;
+}
+
+/** The run's settings for a step, changed by `prepareStep` when there is one. */
+async function stepSettings(
+  context: RunContext,
+  conversation: readonly Message[],
+  count: number,
+): Promise<StepSettings> {
+  const base: StepSettings = context.options.activeTools
+    ? { activeTools: context.options.activeTools }
+    : {};
+  const hook = context.options.prepareStep;
+  if (!hook) return base;
+  const changed = await raceAbort(
+    Promise.resolve(
+      hook({
+        step: count,
+        steps: context.steps,
+        messages: conversation,
+        model: context.model,
+        signal: context.signal,
+      }),
+    ),
+    context.signal,
+  );
+  if (changed === undefined || changed === null) return base;
+  if (typeof changed !== 'object')
+    throw new InvalidAgentOptionsError({
+      field: 'prepareStep',
+      message: `prepareStep must return step settings or nothing (got ${typeof changed})`,
+    });
+  return { ...base, ...changed };
 }
 
 /** A loop step's request: native tools, or (prompt-based tool calling) the tools in the prompt. */
@@ -145,21 +294,44 @@ function loopRequest(
   context: RunContext,
   conversation: readonly Message[],
   tools: ToolSpec[] | undefined,
+  settings: StepSettings = {},
 ): ChatRequest {
+  const system = settings.system ?? context.options.system;
   if (tools !== undefined && context.promptToolCalling) {
-    const system = [context.options.system, promptToolsInstruction(tools)]
-      .filter((part) => part !== undefined)
-      .join('\n\n');
+    const active = settings.activeTools;
+    const offered = active ? tools.filter((tool) => active.includes(tool.name)) : tools;
     return {
       ...baseRequest(context),
-      messages: [{ role: 'system', content: system }, ...toPromptMessages(conversation)],
+      messages: [
+        {
+          role: 'system',
+          content: [system, promptToolsInstruction(offered)]
+            .filter((part) => part !== undefined)
+            .join('\n\n'),
+        },
+        ...toPromptMessages(conversation),
+      ],
     };
   }
+  const mcpServers = context.options.mcpServers;
   return {
     ...baseRequest(context),
-    messages: withSystem(context, conversation),
-    ...(tools ? { tools, toolChoice: 'auto' as const } : {}),
+    messages:
+      system === undefined
+        ? [...conversation]
+        : [{ role: 'system', content: system }, ...conversation],
+    ...(tools ? { tools, toolChoice: stepChoice(settings) } : {}),
+    ...(mcpServers && mcpServers.length > 0 ? { mcpServers: [...mcpServers] } : {}),
   };
+}
+
+/** The step's tool choice: its own, narrowed to the active tools with an `allowed` set. */
+function stepChoice(settings: StepSettings): NonNullable<ChatRequest['toolChoice']> {
+  const choice = settings.toolChoice ?? 'auto';
+  const active = settings.activeTools;
+  if (!active || active.length === 0 || typeof choice === 'object' || choice === 'none')
+    return active && active.length === 0 ? 'none' : choice;
+  return { type: 'allowed', toolNames: active, mode: choice === 'required' ? 'required' : 'auto' };
 }
 
 /**
@@ -173,10 +345,11 @@ async function callLoopModel(
   request: ChatRequest,
   conversation: readonly Message[],
   tools: ToolSpec[] | undefined,
+  model: ChatModel,
 ): Promise<ChatResponse> {
   const prompted = context.promptToolCalling && tools !== undefined;
   try {
-    return await callModel(context, step, request, !prompted);
+    return await callModel(context, step, request, !prompted, model);
   } catch (error) {
     if (
       tools === undefined ||
@@ -192,6 +365,6 @@ async function callLoopModel(
     });
     const retry = loopRequest(context, conversation, tools);
     step.request = describeRequest(retry);
-    return callModel(context, step, retry, false);
+    return callModel(context, step, retry, false, model);
   }
 }

@@ -1,6 +1,7 @@
 // The provider adapters share one public shape (STYLE.md, vercel/ai's providers): `createX(settings)`
 // returning a callable provider, a default instance `x` created on first use, `XProviderSettings`,
-// and converters and wire types behind `@toolwire/x/internal`.
+// a small root (at most 12 names), and converters and wire types behind `@toolwire/x/internal`
+// under one naming scheme (`convertToXMessages`, `mapXFinishReason`, `prepareXTools`).
 import * as anthropic from '@toolwire/anthropic';
 import * as anthropicInternal from '@toolwire/anthropic/internal';
 import * as google from '@toolwire/google';
@@ -58,10 +59,19 @@ describe.each(adapters)('@toolwire/$name', ({ name, root, internal, env }) => {
     }
   });
 
-  it('has its converters behind ./internal, still reachable (deprecated) from the root', () => {
-    const converters = Object.keys(internal).filter((key) => /^convert/.test(key));
-    expect(converters.length).toBeGreaterThan(0);
-    for (const key of Object.keys(internal))
-      expect(root[key]).toBe((internal as Record<string, unknown>)[key]);
+  it('keeps its root small: at most 12 names, none of them a helper of ./internal', () => {
+    const names = Object.keys(root);
+    expect(names.length).toBeLessThanOrEqual(12);
+    for (const key of Object.keys(internal)) expect(names).not.toContain(key);
+  });
+
+  it('names its helpers behind ./internal with one scheme', () => {
+    const x = capitalized[name]!;
+    for (const helper of [`convertTo${x}Messages`, `map${x}FinishReason`, `prepare${x}Tools`])
+      expect(typeof (internal as Record<string, unknown>)[helper], helper).toBe('function');
+    const offScheme = Object.keys(internal).filter((key) =>
+      /^(convert(?!To)|normali[sz]e|.*(Stop|Done)Reason)/.test(key),
+    );
+    expect(offScheme).toEqual([]);
   });
 });

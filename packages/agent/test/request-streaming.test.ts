@@ -46,4 +46,24 @@ describe('createAgent', () => {
     expect(deltas.join('')).toBe('It is 5.');
     expect(events.at(-1)).toMatchObject({ type: 'finish', result: { text: 'It is 5.' } });
   });
+
+  it('passes the tool-call input on as it streams: a start, then argument deltas that add up to the call', async () => {
+    const events: AgentEvent[] = [];
+    for await (const event of agent().stream('What is 2+3?')) events.push(event);
+    const start = events.findIndex((event) => event.type === 'tool-call-start');
+    const call = events.findIndex((event) => event.type === 'tool-call');
+    expect(events[start]).toEqual({
+      type: 'tool-call-start',
+      step: 1,
+      id: 'call_1',
+      name: 'calculate',
+    });
+    const deltas = events.flatMap((event) =>
+      event.type === 'tool-call-delta' && event.id === 'call_1' ? [event.argumentsDelta] : [],
+    );
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(JSON.parse(deltas.join(''))).toEqual({ a: 2, b: 3, op: '+' });
+    expect(start).toBeLessThan(call);
+    expect(events.findLastIndex((event) => event.type === 'tool-call-delta')).toBeLessThan(call);
+  });
 });

@@ -9,6 +9,7 @@ import {
   type ChatWarning,
   type FinishReason,
   type ModelCapabilities,
+  type ProviderToolCall,
   type Usage,
 } from '@toolwire/schema';
 
@@ -19,6 +20,8 @@ interface ScriptedAnswer {
   usage?: Partial<Usage>;
   object?: unknown;
   warnings?: ChatWarning[];
+  providerToolCalls?: ProviderToolCall[];
+  providerMetadata?: Record<string, unknown>;
 }
 
 export type ScriptedTurn =
@@ -86,6 +89,8 @@ export function createScriptedModel(
       warnings: answer.warnings ?? [],
       modelId: 'scripted-1',
       ...(answer.object !== undefined ? { object: answer.object } : {}),
+      ...(answer.providerToolCalls ? { providerToolCalls: answer.providerToolCalls } : {}),
+      ...(answer.providerMetadata ? { providerMetadata: answer.providerMetadata } : {}),
     };
   }
 

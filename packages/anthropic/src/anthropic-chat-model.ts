@@ -1,10 +1,9 @@
-import { AnthropicError, APIError, type Anthropic } from '@anthropic-ai/sdk';
+import type { Anthropic } from '@anthropic-ai/sdk';
 import {
+  UsageError,
   CancelledError,
-  ConnectionError,
+  ClientToolSearch,
   StreamProtocolError,
-  ToolwireError,
-  errorMessage,
   collectStream,
   guardPromise,
   guardStream,
@@ -17,7 +16,11 @@ import {
 } from '@toolwire/schema';
 import { convertToAnthropicMessages } from './anthropic-convert-messages.js';
 import { mapAnthropicError } from './anthropic-errors.js';
-import { prepareAnthropicTools, type PreparedTools } from './anthropic-prepare-tools.js';
+import {
+  prepareAnthropicTools,
+  type AnthropicToolSearch,
+  type PreparedTools,
+} from './anthropic-prepare-tools.js';
 import { finishAnthropicResponse } from './anthropic-response.js';
 import {
   AnthropicStreamAccumulator,
@@ -45,6 +48,17 @@ export interface AnthropicModelSettings {
   thinking?: AnthropicThinkingSetting;
   /** Fail a stream (and a request still waiting for its first byte) after this much silence. */
   idleTimeoutMs?: number;
+  /**
+   * How deferred tools (`ToolSpec.deferred`) are found: Anthropic's tool search tool, `bm25`
+   * (natural-language queries, the default) or `regex`; or `client`, a search tool this adapter
+   * answers itself (`ClientToolSearch`), for models without tool search.
+   */
+  toolSearch?: AnthropicToolSearch | 'client';
+  /**
+   * The code execution tool whose code may call tools with `allowedCallers: ['programmatic']`
+   * (programmatic tool calling; default `code_execution_20260120`).
+   */
+  codeExecution?: string;
 }
 
 export interface AnthropicChatModelConfig {
@@ -81,23 +95,37 @@ export class AnthropicChatModel implements ChatModel {
 
   /** The exact request body `generate`/`stream` would send (without `stream`), and its warnings. */
   buildRequest(request: ChatRequest): { body: AnthropicRequestBody; warnings: ChatWarning[] } {
-    const { body, warnings } = this.prepare(request);
+    const { body, warnings } = this.prepare(
+      this.config.settings.toolSearch === 'client'
+        ? new ClientToolSearch(request).firstRequest
+        : request,
+    );
     return { body, warnings };
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    if (this.config.settings.toolSearch !== 'client') return this.generateOnce(request);
+    return ClientToolSearch.generate(request, (round) => this.generateOnce(round));
+  }
+
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    if (this.config.settings.toolSearch !== 'client') return this.streamOnce(request);
+    return ClientToolSearch.stream(request, (round) => this.streamOnce(round));
+  }
+
+  private async generateOnce(request: ChatRequest): Promise<ChatResponse> {
     const prepared = this.prepare(request);
     throwIfAborted(request.signal);
     // The SDK refuses non-streaming requests that may run past 10 minutes (judged by max_tokens);
     // those are streamed and collected instead, which gives the same response.
     if (prepared.body.max_tokens > NON_STREAMING_MAX_TOKENS)
-      return collectStream(this.stream(request));
+      return collectStream(this.streamOnce(request));
     try {
       const message = (await this.config
         .client()
         .messages.create(
           prepared.body as unknown as Anthropic.MessageCreateParamsNonStreaming,
-          requestOptions(request, request.signal),
+          requestOptions(request, request.signal, prepared.prepared.betas),
         )) as unknown as AnthropicMessage;
       return finishAnthropicResponse(message, {
         modelId: this.modelId,
@@ -105,29 +133,14 @@ export class AnthropicChatModel implements ChatModel {
         warnings: prepared.warnings,
       });
     } catch (error) {
-      const mapped = mapAnthropicError(error, {
+      throw mapAnthropicError(error, {
         toolNames: prepared.toolNames,
         ...(request.signal ? { signal: request.signal } : {}),
       });
-      if (
-        mapped === error &&
-        !ToolwireError.isInstance(error) &&
-        !(error instanceof AnthropicError) &&
-        !request.signal?.aborted
-      ) {
-        // Not an SDK or Toolwire error, and request building ran before `try`: the transport
-        // failed (a body cut short, "terminated").
-        throw new ConnectionError({
-          provider: this.provider,
-          message: `the Anthropic response broke off: ${errorMessage(error)}`,
-          cause: error,
-        });
-      }
-      throw mapped;
     }
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+  private async *streamOnce(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
     const prepared = this.prepare(request);
     throwIfAborted(request.signal);
     const idleMs = this.config.settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -147,7 +160,7 @@ export class AnthropicChatModel implements ChatModel {
           .client()
           .messages.create(
             { ...prepared.body, stream: true } as unknown as Anthropic.MessageCreateParamsStreaming,
-            requestOptions(request, controller.signal),
+            requestOptions(request, controller.signal, prepared.prepared.betas),
           ),
         {
           ms: idleMs,
@@ -185,21 +198,9 @@ export class AnthropicChatModel implements ChatModel {
         yield { type: 'warning', warning };
       yield { type: 'finish', response };
     } catch (error) {
-      if (
-        receiving &&
-        !ToolwireError.isInstance(error) &&
-        !(error instanceof APIError) &&
-        !request.signal?.aborted
-      ) {
-        // The body broke off mid-stream (socket closed, "terminated"): a dropped stream.
-        throw new StreamProtocolError({
-          provider: this.provider,
-          message: `the Anthropic stream broke off: ${errorMessage(error)}`,
-          cause: error,
-        });
-      }
       throw mapAnthropicError(error, {
         toolNames: prepared.toolNames,
+        streaming: receiving,
         ...(request.signal ? { signal: request.signal } : {}),
       });
     } finally {
@@ -211,7 +212,7 @@ export class AnthropicChatModel implements ChatModel {
 
   private prepare(request: ChatRequest): PreparedRequest {
     if (!Array.isArray(request.messages))
-      throw new TypeError('request.messages must be an array of messages');
+      throw new UsageError({ message: 'request.messages must be an array of messages' });
     const settings = this.config.settings;
     const raw = { ...(request.providerOptions?.anthropic ?? {}) };
     const thinking =
@@ -227,6 +228,11 @@ export class AnthropicChatModel implements ChatModel {
       parallelToolCalls: request.parallelToolCalls,
       responseFormat: request.responseFormat,
       thinking: thinkingOn,
+      mcpServers: request.mcpServers,
+      ...(settings.toolSearch !== undefined && settings.toolSearch !== 'client'
+        ? { toolSearch: settings.toolSearch }
+        : {}),
+      ...(settings.codeExecution !== undefined ? { codeExecution: settings.codeExecution } : {}),
     });
     const prompt = convertToAnthropicMessages(request.messages);
 
@@ -235,9 +241,9 @@ export class AnthropicChatModel implements ChatModel {
     const budget = typeof thinking?.budget_tokens === 'number' ? thinking.budget_tokens : undefined;
     if (budget !== undefined && maxTokens <= budget) {
       if (explicitMax !== undefined) {
-        throw new TypeError(
-          `maxOutputTokens (${explicitMax}) must be greater than the thinking budget (${budget}): Anthropic counts thinking in max_tokens`,
-        );
+        throw new UsageError({
+          message: `maxOutputTokens (${explicitMax}) must be greater than the thinking budget (${budget}): Anthropic counts thinking in max_tokens`,
+        });
       }
       maxTokens = budget + DEFAULT_MAX_OUTPUT_TOKENS;
     }
@@ -249,6 +255,8 @@ export class AnthropicChatModel implements ChatModel {
       messages: prompt.messages,
       ...(prepared.tools ? { tools: prepared.tools } : {}),
       ...(prepared.toolChoice ? { tool_choice: prepared.toolChoice } : {}),
+      ...(prepared.mcpServers ? { mcp_servers: prepared.mcpServers } : {}),
+      ...(prompt.container !== undefined ? { container: prompt.container } : {}),
       ...(thinking !== undefined ? { thinking } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
       ...(request.topP !== undefined ? { top_p: request.topP } : {}),
@@ -259,7 +267,9 @@ export class AnthropicChatModel implements ChatModel {
       body,
       prepared,
       warnings: [...prepared.warnings, ...prompt.warnings],
-      toolNames: (prepared.tools ?? []).map((tool) => tool.name),
+      toolNames: (prepared.tools ?? []).map((tool) =>
+        'name' in tool ? tool.name : `${tool.type} ${tool.mcp_server_name}`,
+      ),
     };
   }
 }
@@ -275,10 +285,25 @@ function thinkingParam(
 function requestOptions(
   request: ChatRequest,
   signal: AbortSignal | undefined,
+  betas: readonly string[],
 ): Anthropic.RequestOptions {
+  let headers = request.headers;
+  if (betas.length > 0) {
+    // The caller's own betas are kept beside the ones the request needs.
+    const own = Object.entries(headers ?? {}).find(
+      ([name]) => name.toLowerCase() === 'anthropic-beta',
+    );
+    const values = [...(own ? own[1].split(',').map((beta) => beta.trim()) : []), ...betas];
+    headers = {
+      ...Object.fromEntries(
+        Object.entries(headers ?? {}).filter(([name]) => name.toLowerCase() !== 'anthropic-beta'),
+      ),
+      'anthropic-beta': [...new Set(values)].join(','),
+    };
+  }
   return {
     ...(signal ? { signal } : {}),
-    ...(request.headers ? { headers: request.headers } : {}),
+    ...(headers ? { headers } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { runChatModelContract } from '@toolwire/testing/providers';
+import { runChatModelContract, runToolFeaturesContract } from '@toolwire/testing/providers';
 import { createAnthropic } from './anthropic-provider.js';
 
 runChatModelContract({
@@ -6,4 +6,10 @@ runChatModelContract({
   provider: 'anthropic',
   createModel: (baseUrl) =>
     createAnthropic({ apiKey: 'sk-contract', baseURL: baseUrl })('claude-test-model'),
+});
+
+runToolFeaturesContract({
+  name: '@toolwire/anthropic',
+  wire: 'anthropic',
+  createModel: (baseUrl) => createAnthropic({ apiKey: 'k', baseURL: baseUrl })('claude-sonnet-4-6'),
 });

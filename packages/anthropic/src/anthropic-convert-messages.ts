@@ -6,6 +6,7 @@ import {
   type ChatWarning,
   type ImagePart,
   type Message,
+  type ToolCall,
   type ToolResult,
   type UserContentPart,
 } from '@toolwire/schema';
@@ -24,6 +25,26 @@ export interface AnthropicPrompt {
   system?: string;
   messages: AnthropicMessageParam[];
   warnings: ChatWarning[];
+  /** The code execution container the last assistant turn ran in, to continue it. */
+  container?: string;
+}
+
+/** The key of Anthropic's data kept on assistant messages (`content` blocks to replay, `container`). */
+export const ANTHROPIC_METADATA_KEY = 'anthropic';
+
+/** What an assistant message keeps of the response it came from. */
+export interface AnthropicReplay {
+  /** The response's content blocks, when some are of a kind only the API knows. */
+  content?: Array<Record<string, unknown>>;
+  /** The code execution container id. */
+  container?: string;
+}
+
+function anthropicReplayOf(
+  metadata: Record<string, unknown> | undefined,
+): AnthropicReplay | undefined {
+  const entry = metadata?.[ANTHROPIC_METADATA_KEY];
+  return entry !== null && typeof entry === 'object' ? (entry as AnthropicReplay) : undefined;
 }
 
 /**
@@ -40,6 +61,7 @@ export function convertToAnthropicMessages(input: readonly Message[]): Anthropic
 
   const system: string[] = [];
   const out: AnthropicMessageParam[] = [];
+  let container: string | undefined;
 
   const pushUserBlocks = (blocks: AnthropicContentBlockParam[], mergeIntoToolResults: boolean) => {
     const last = out[out.length - 1];
@@ -76,7 +98,11 @@ export function convertToAnthropicMessages(input: readonly Message[]): Anthropic
         break;
       }
       case 'assistant': {
-        const blocks = assistantBlocks(message, warnings);
+        const replay = anthropicReplayOf(message.providerMetadata);
+        if (replay?.container !== undefined) container = replay.container;
+        const blocks = replay?.content
+          ? replayedBlocks(message, replay.content)
+          : assistantBlocks(message, warnings);
         if (blocks.length > 0) out.push({ role: 'assistant', content: blocks });
         break;
       }
@@ -90,7 +116,12 @@ export function convertToAnthropicMessages(input: readonly Message[]): Anthropic
     }
   }
 
-  return { ...(system.length > 0 ? { system: system.join('\n\n') } : {}), messages: out, warnings };
+  return {
+    ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
+    messages: out,
+    warnings,
+    ...(container !== undefined ? { container } : {}),
+  };
 }
 
 function userPart(
@@ -145,14 +176,42 @@ function assistantBlocks(
     }
   }
   if (message.content !== '') blocks.push({ type: 'text', text: message.content });
-  for (const call of message.toolCalls ?? []) {
-    blocks.push({
-      type: 'tool_use',
-      id: call.id,
-      name: call.name,
-      input: replayToolArguments(call.name, call.arguments),
-    });
+  for (const call of message.toolCalls ?? []) blocks.push(toolUseBlock(call));
+  return blocks;
+}
+
+function toolUseBlock(call: ToolCall, caller?: unknown): AnthropicContentBlockParam {
+  return {
+    type: 'tool_use',
+    id: call.id,
+    name: call.name,
+    input: replayToolArguments(call.name, call.arguments),
+    ...(caller !== undefined ? { caller: caller as Record<string, unknown> } : {}),
+  };
+}
+
+/**
+ * An assistant turn whose response held blocks only the API knows (tool search, MCP calls, code
+ * execution): its blocks go back as they came, in order, with the calls as the conversation has
+ * them now (a repaired call replaces the model's; the caller of a programmatic call is kept).
+ */
+function replayedBlocks(
+  message: AssistantMessage,
+  content: ReadonlyArray<Record<string, unknown>>,
+): AnthropicContentBlockParam[] {
+  const calls = new Map((message.toolCalls ?? []).map((call) => [call.id, call]));
+  const blocks: AnthropicContentBlockParam[] = [];
+  for (const block of content) {
+    if (block.type !== 'tool_use') {
+      blocks.push(block as AnthropicContentBlockParam);
+      continue;
+    }
+    const call = calls.get(String(block.id));
+    if (!call) continue;
+    calls.delete(call.id);
+    blocks.push(toolUseBlock(call, block.caller));
   }
+  for (const call of calls.values()) blocks.push(toolUseBlock(call));
   return blocks;
 }
 

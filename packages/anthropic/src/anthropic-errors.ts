@@ -9,7 +9,9 @@ import {
   CancelledError,
   ConnectionError,
   ProviderError,
+  StreamProtocolError,
   ToolwireError,
+  errorMessage,
   providerErrorFromStatus,
 } from '@toolwire/schema';
 
@@ -25,10 +27,15 @@ const SCHEMA_PROBLEM = /input_schema|json ?schema|tools\.\d+/i;
  */
 export function mapAnthropicError(
   error: unknown,
-  options: { toolNames?: readonly string[]; signal?: AbortSignal } = {},
-): Error {
+  options: {
+    toolNames?: readonly string[];
+    signal?: AbortSignal;
+    /** The body was being read as a stream: a transport failure is then a broken stream. */
+    streaming?: boolean;
+  } = {},
+): ToolwireError {
   if (ToolwireError.isInstance(error)) return error;
-  if (error instanceof APIUserAbortError || (options.signal?.aborted && isAbortLike(error))) {
+  if (error instanceof APIUserAbortError || options.signal?.aborted) {
     return new CancelledError({
       message: 'The Anthropic request was aborted',
       cause: options.signal?.reason ?? error,
@@ -64,7 +71,18 @@ export function mapAnthropicError(
         cause: error,
       });
     }
-    return error instanceof Error ? error : new Error(String(error));
+    // Neither an SDK nor a Toolwire error: the transport failed (a body cut short, "terminated").
+    return options.streaming
+      ? new StreamProtocolError({
+          provider: PROVIDER,
+          message: `the Anthropic stream broke off: ${errorMessage(error)}`,
+          cause: error,
+        })
+      : new ConnectionError({
+          provider: PROVIDER,
+          message: `the Anthropic response broke off: ${errorMessage(error)}`,
+          cause: error,
+        });
   }
 
   const status = error.status;
@@ -106,9 +124,3 @@ const TYPE_STATUS: Record<string, number> = {
   timeout_error: 504,
   overloaded_error: 529,
 };
-
-function isAbortLike(error: unknown): boolean {
-  return (
-    error instanceof Error && (error.name === 'AbortError' || error instanceof APIUserAbortError)
-  );
-}

@@ -70,7 +70,10 @@ describe('prepareAnthropicTools', () => {
       name: 'answer',
       disable_parallel_tool_use: true,
     });
-    expect(prepared.tools!.map((t) => t.name)).toEqual(['lookup', 'answer']);
+    expect(prepared.tools!.map((t) => ('name' in t ? t.name : t.type))).toEqual([
+      'lookup',
+      'answer',
+    ]);
     expect(prepared.warnings.map((w) => w.type)).toContain('unsupported-setting');
   });
 

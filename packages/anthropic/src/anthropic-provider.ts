@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { lazyProvider } from '@toolwire/schema';
+import { lazyProvider, UsageError } from '@toolwire/schema';
 import { AnthropicChatModel, type AnthropicModelSettings } from './anthropic-chat-model.js';
 
 export interface AnthropicProviderSettings {
@@ -52,7 +52,9 @@ export function createAnthropic(options: AnthropicProviderSettings = {}): Anthro
     }));
   return (modelId, settings = {}) => {
     if (typeof modelId !== 'string' || modelId.trim() === '')
-      throw new TypeError('modelId must be a non-empty string, e.g. "claude-sonnet-4-6"');
+      throw new UsageError({
+        message: 'modelId must be a non-empty string, e.g. "claude-sonnet-4-6"',
+      });
     return new AnthropicChatModel(modelId, {
       client: getClient,
       settings: {
@@ -62,9 +64,6 @@ export function createAnthropic(options: AnthropicProviderSettings = {}): Anthro
     });
   };
 }
-
-/** @deprecated Use `AnthropicProviderSettings` (the same type; every adapter names it `XProviderSettings`). */
-export type AnthropicProviderOptions = AnthropicProviderSettings;
 
 /** The default provider (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`), created on first use. */
 export const anthropic: AnthropicProvider = lazyProvider(() => createAnthropic());

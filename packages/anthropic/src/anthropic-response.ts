@@ -5,15 +5,17 @@ import {
   type ChatResponse,
   type ChatWarning,
   type FinishReason,
+  type ProviderToolCall,
   type ReasoningPart,
   type ToolCall,
   type Usage,
 } from '@toolwire/schema';
+import { ANTHROPIC_METADATA_KEY, type AnthropicReplay } from './anthropic-convert-messages.js';
 import type { PreparedTools } from './anthropic-prepare-tools.js';
-import type { AnthropicMessage, AnthropicUsage } from './anthropic-wire.js';
+import type { AnthropicContentBlock, AnthropicMessage, AnthropicUsage } from './anthropic-wire.js';
 
 /** Anthropic `stop_reason` → the normalised finish reason. */
-export function mapAnthropicStopReason(reason: string | null | undefined): FinishReason {
+export function mapAnthropicFinishReason(reason: string | null | undefined): FinishReason {
   switch (reason) {
     case 'end_turn':
     case 'stop_sequence':
@@ -70,7 +72,10 @@ export function finishAnthropicResponse(
   let text = '';
   const reasoning: ReasoningPart[] = [];
   let toolCalls: ToolCall[] = [];
+  let replay = false;
+  const providerToolCalls = readProviderToolCalls(message.content);
   for (const block of message.content) {
+    if (!KNOWN_BLOCKS.has(block.type)) replay = true;
     if (block.type === 'text' && typeof block.text === 'string') text += block.text;
     else if (block.type === 'thinking') {
       reasoning.push({
@@ -81,6 +86,8 @@ export function finishAnthropicResponse(
     } else if (block.type === 'redacted_thinking') {
       reasoning.push({ type: 'reasoning', text: '', redactedData: String(block.data ?? '') });
     } else if (block.type === 'tool_use') {
+      if (block.caller !== undefined && (block.caller as { type?: unknown }).type !== 'direct')
+        replay = true;
       toolCalls.push({
         id:
           typeof block.id === 'string' && block.id !== '' ? block.id : generateToolCallId('toolu'),
@@ -91,7 +98,7 @@ export function finishAnthropicResponse(
   }
 
   const rawFinishReason = message.stop_reason ?? undefined;
-  let finishReason = mapAnthropicStopReason(rawFinishReason);
+  let finishReason = mapAnthropicFinishReason(rawFinishReason);
   let object: unknown;
   let hasObject = false;
   const responseTool = context.prepared.responseTool;
@@ -135,9 +142,18 @@ export function finishAnthropicResponse(
     if (violation) warnings.push({ type: 'tool-choice-ignored', message: violation });
   }
 
+  const container = typeof message.container?.id === 'string' ? message.container.id : undefined;
+  const metadata: AnthropicReplay = {
+    ...(replay ? { content: message.content as Array<Record<string, unknown>> } : {}),
+    ...(container !== undefined ? { container } : {}),
+  };
   return {
     text,
     toolCalls,
+    ...(providerToolCalls.length > 0 ? { providerToolCalls } : {}),
+    ...(Object.keys(metadata).length > 0
+      ? { providerMetadata: { [ANTHROPIC_METADATA_KEY]: metadata } }
+      : {}),
     finishReason,
     ...(rawFinishReason !== undefined ? { rawFinishReason } : {}),
     usage: mapAnthropicUsage(message.usage),
@@ -147,4 +163,65 @@ export function finishAnthropicResponse(
     modelId: message.model ?? context.modelId,
     ...(message.id !== undefined ? { responseId: message.id } : {}),
   };
+}
+
+/** Block types this adapter reads into the response; any other makes the turn replayed as it came. */
+const KNOWN_BLOCKS = new Set(['text', 'thinking', 'redacted_thinking', 'tool_use']);
+
+/**
+ * The calls the API ran itself, with what they returned: its tool search (`server_tool_use` and
+ * `tool_search_tool_result`), code execution, and MCP connector calls (`mcp_tool_use` and
+ * `mcp_tool_result`).
+ */
+export function readProviderToolCalls(
+  content: readonly AnthropicContentBlock[],
+): ProviderToolCall[] {
+  const results = new Map<string, Record<string, unknown>>();
+  for (const block of content) {
+    const id = (block as { tool_use_id?: unknown }).tool_use_id;
+    if (typeof id === 'string' && block.type !== 'tool_result') results.set(id, block);
+  }
+  const calls: ProviderToolCall[] = [];
+  for (const block of content) {
+    if (block.type !== 'server_tool_use' && block.type !== 'mcp_tool_use') continue;
+    const use = block as { id?: unknown; name?: unknown; input?: unknown; server_name?: unknown };
+    const id = String(use.id ?? '');
+    const result = results.get(id);
+    calls.push({
+      id,
+      name: String(use.name ?? ''),
+      ...(typeof use.server_name === 'string' ? { server: use.server_name } : {}),
+      arguments: use.input ?? {},
+      ...(result ? { result: resultOf(result) } : {}),
+    });
+  }
+  return calls;
+}
+
+function resultOf(block: Record<string, unknown>): { text: string; isError: boolean } {
+  const content = block.content as Record<string, unknown> | unknown[] | string | undefined;
+  if (block.type === 'mcp_tool_result') {
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content
+              .map((part) => (part as { text?: unknown }).text)
+              .filter((part): part is string => typeof part === 'string')
+              .join('\n')
+          : '';
+    return { text, isError: block.is_error === true };
+  }
+  const inner =
+    content !== null && typeof content === 'object' && !Array.isArray(content) ? content : {};
+  if (typeof inner.type === 'string' && inner.type.endsWith('_error'))
+    return { text: String(inner.error_code ?? 'error'), isError: true };
+  if (Array.isArray(inner.tool_references))
+    return {
+      text: JSON.stringify(
+        inner.tool_references.map((reference) => (reference as { tool_name?: unknown }).tool_name),
+      ),
+      isError: false,
+    };
+  return { text: JSON.stringify(content ?? null), isError: false };
 }

@@ -4,6 +4,7 @@ import {
   type ChatStreamPart,
   type ToolCall,
 } from '@toolwire/schema';
+import { readProviderToolCalls } from './anthropic-response.js';
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicUsage } from './anthropic-wire.js';
 
 interface OpenBlock {
@@ -20,13 +21,20 @@ interface OpenBlock {
   /** Position among the tool calls of this message (what `tool-call-*` parts carry as `index`). */
   toolIndex: number;
   closed: boolean;
+  /** `content_block_start.content_block` of a block kind this adapter does not model, kept to replay. */
+  raw: Record<string, unknown> | undefined;
 }
 
 /** A stream event, loosely typed: unknown event, block and delta types are ignored. */
 export interface AnthropicStreamEvent {
   type: string;
   index?: number;
-  message?: { id?: string; model?: string; usage?: AnthropicUsage };
+  message?: {
+    id?: string;
+    model?: string;
+    usage?: AnthropicUsage;
+    container?: AnthropicMessage['container'];
+  };
   content_block?: { type: string; [key: string]: unknown };
   delta?: { type?: string; [key: string]: unknown };
   usage?: AnthropicUsage;
@@ -47,6 +55,7 @@ export class AnthropicStreamAccumulator {
   private usage: AnthropicUsage = {};
   private stopReason: string | null = null;
   private stopSequence: string | null = null;
+  private container: AnthropicMessage['container'];
   private toolCount = 0;
   private started = false;
   private stopped = false;
@@ -73,6 +82,7 @@ export class AnthropicStreamAccumulator {
         this.started = true;
         this.id = event.message?.id;
         this.model = event.message?.model;
+        if (event.message?.container) this.container = event.message.container;
         this.mergeUsage(event.message?.usage);
         return [];
       case 'content_block_start':
@@ -85,6 +95,8 @@ export class AnthropicStreamAccumulator {
         const delta = event.delta ?? {};
         if (typeof delta.stop_reason === 'string') this.stopReason = delta.stop_reason;
         if (typeof delta.stop_sequence === 'string') this.stopSequence = delta.stop_sequence;
+        if (delta.container !== null && typeof delta.container === 'object')
+          this.container = delta.container as AnthropicMessage['container'];
         this.mergeUsage(event.usage);
         return [];
       }
@@ -118,6 +130,7 @@ export class AnthropicStreamAccumulator {
     return {
       ...(this.id !== undefined ? { id: this.id } : {}),
       ...(this.model !== undefined ? { model: this.model } : {}),
+      ...(this.container ? { container: this.container } : {}),
       content,
       stop_reason: this.stopReason,
       stop_sequence: this.stopSequence,
@@ -145,6 +158,7 @@ export class AnthropicStreamAccumulator {
       startInput: undefined,
       toolIndex: -1,
       closed: false,
+      raw: undefined,
     };
     if (!this.blocks.has(index)) this.order.push(index);
     this.blocks.set(index, block);
@@ -164,7 +178,11 @@ export class AnthropicStreamAccumulator {
       if (block.text !== '') parts.push({ type: 'reasoning-delta', delta: block.text });
     } else if (source.type === 'redacted_thinking') {
       block.data = typeof source.data === 'string' ? source.data : '';
-    } else if (source.type === 'tool_use') {
+    } else if (source.type !== 'text' && source.type !== 'tool_use') {
+      block.raw = source;
+    }
+    if (source.type === 'tool_use') {
+      if (source.caller !== undefined) block.raw = source;
       // Some Anthropic-compatible servers send no id; calls still need distinct ones to pair results.
       block.id =
         typeof source.id === 'string' && source.id !== '' ? source.id : generateToolCallId('toolu');
@@ -213,6 +231,8 @@ export class AnthropicStreamAccumulator {
       case 'input_json_delta': {
         const fragment = String(delta.partial_json ?? '');
         block.json += fragment;
+        // The input of a call the server runs (tool search, MCP, code execution) is only kept.
+        if (block.type !== 'tool_use') return [];
         if (block.toolIndex < 0) block.toolIndex = this.toolCount++;
         if (fragment === '' || this.hiddenTools.has(block.name)) return [];
         return [
@@ -242,6 +262,13 @@ export class AnthropicStreamAccumulator {
   private close(block: OpenBlock): ChatStreamPart[] {
     if (block.closed) return [];
     block.closed = true;
+    if (block.raw && block.type !== 'tool_use') {
+      // A result block of a call the server ran: the call is complete.
+      const [call] = readProviderToolCalls([
+        ...this.order.map((index) => this.blockOf(this.blocks.get(index)!)),
+      ]).filter((candidate) => candidate.id === block.raw!.tool_use_id);
+      return call ? [{ type: 'provider-tool-call', call }] : [];
+    }
     if (block.type !== 'tool_use' || this.hiddenTools.has(block.name)) return [];
     const toolCall: ToolCall = { id: block.id, name: block.name, arguments: toolInput(block) };
     return [{ type: 'tool-call', toolCall }];
@@ -256,9 +283,21 @@ export class AnthropicStreamAccumulator {
       case 'redacted_thinking':
         return { type: 'redacted_thinking', data: block.data };
       case 'tool_use':
-        return { type: 'tool_use', id: block.id, name: block.name, input: toolInput(block) };
-      default:
-        return { type: block.type };
+        return {
+          type: 'tool_use',
+          id: block.id,
+          name: block.name,
+          input: toolInput(block),
+          ...(block.raw?.caller !== undefined
+            ? { caller: block.raw.caller as { type?: string } }
+            : {}),
+        };
+      default: {
+        if (!block.raw) return { type: block.type };
+        const raw =
+          block.json.trim() === '' ? block.raw : { ...block.raw, input: toolInput(block) };
+        return raw as AnthropicContentBlock;
+      }
     }
   }
 }

@@ -32,6 +32,8 @@ export interface AnthropicToolUseBlockParam {
   id: string;
   name: string;
   input: Record<string, unknown>;
+  /** Who made the call: the model (`direct`) or code the server ran (programmatic calling). */
+  caller?: Record<string, unknown>;
 }
 
 export interface AnthropicToolResultBlockParam {
@@ -42,6 +44,8 @@ export interface AnthropicToolResultBlockParam {
 }
 
 export type AnthropicContentBlockParam =
+  /** A block of an earlier response only the API knows (tool search, MCP, code execution), sent back as it came. */
+  | { type: string; [field: string]: unknown }
   | AnthropicTextBlockParam
   | AnthropicImageBlockParam
   | AnthropicThinkingBlockParam
@@ -58,6 +62,32 @@ export interface AnthropicToolParam {
   name: string;
   description: string;
   input_schema: Record<string, unknown>;
+  input_examples?: Array<Record<string, unknown>>;
+  /** Loaded only when tool search returns it (a `tool_reference`). */
+  defer_loading?: boolean;
+  /** `direct` and/or the code execution tool version whose code may call it. */
+  allowed_callers?: string[];
+}
+
+/** A tool entry: a client tool, or one of Anthropic's (tool search, code execution, an MCP toolset). */
+export type AnthropicToolUnionParam =
+  | AnthropicToolParam
+  | { type: 'tool_search_tool_bm25_20251119'; name: 'tool_search_tool_bm25' }
+  | { type: 'tool_search_tool_regex_20251119'; name: 'tool_search_tool_regex' }
+  | { type: string; name: 'code_execution' }
+  | {
+      type: 'mcp_toolset';
+      mcp_server_name: string;
+      default_config?: { enabled?: boolean; defer_loading?: boolean };
+      configs?: Record<string, { enabled?: boolean; defer_loading?: boolean }>;
+    };
+
+/** A remote MCP server for the MCP connector. */
+export interface AnthropicMcpServerParam {
+  type: 'url';
+  url: string;
+  name: string;
+  authorization_token?: string;
 }
 
 export type AnthropicToolChoiceParam =
@@ -71,8 +101,11 @@ export interface AnthropicRequestBody {
   max_tokens: number;
   messages: AnthropicMessageParam[];
   system?: string;
-  tools?: AnthropicToolParam[];
+  tools?: AnthropicToolUnionParam[];
   tool_choice?: AnthropicToolChoiceParam;
+  mcp_servers?: AnthropicMcpServerParam[];
+  /** The code execution container of an earlier turn, continued. */
+  container?: string;
   temperature?: number;
   top_p?: number;
   stop_sequences?: string[];
@@ -86,7 +119,7 @@ export type AnthropicContentBlock =
   | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_use'; id: string; name: string; input: unknown; caller?: { type?: string } }
   | { type: string; [key: string]: unknown };
 
 export interface AnthropicUsage {
@@ -101,6 +134,8 @@ export interface AnthropicUsage {
 export interface AnthropicMessage {
   id?: string;
   model?: string;
+  /** The code execution container the response ran in, when it used one. */
+  container?: { id?: string; expires_at?: string } | null;
   content: AnthropicContentBlock[];
   stop_reason?: string | null;
   stop_sequence?: string | null;

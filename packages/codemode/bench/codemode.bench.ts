@@ -16,7 +16,7 @@ import path from 'node:path';
 import { createQuickJSExecutor } from '@toolwire/executor';
 import { createRegistry, type McpServerConfig, type Registry } from '@toolwire/mcp/node';
 import {
-  convertSchema,
+  normalizeToolSchema,
   executeToolCalls,
   toolResultText,
   type AnyTool,
@@ -78,7 +78,7 @@ function openAiToolTokens(
         function: {
           name: tool.name,
           description: tool.description,
-          parameters: convertSchema(tool.inputSchema, 'openai', { toolName: tool.name }).schema,
+          parameters: normalizeToolSchema(tool.inputSchema, { toolName: tool.name }).schema,
         },
       })),
     ),

@@ -1,5 +1,7 @@
 import {
+  UsageError,
   CancelledError,
+  ClientToolSearch,
   StreamProtocolError,
   UnsupportedFeatureError,
   guardPromise,
@@ -40,7 +42,7 @@ export class GoogleChatModel implements ChatModel {
 
   constructor(modelId: string, config: GoogleChatModelConfig) {
     if (typeof modelId !== 'string' || modelId.trim() === '')
-      throw new TypeError('modelId must be a non-empty string');
+      throw new UsageError({ message: 'modelId must be a non-empty string' });
     this.modelId = modelId;
     this.provider = config.providerName;
     this.capabilities = config.capabilities;
@@ -49,6 +51,10 @@ export class GoogleChatModel implements ChatModel {
 
   /** The `contents` and `config` this model would send for a request; no I/O. */
   buildRequest(request: ChatRequest): BuiltGoogleRequest {
+    return this.build(new ClientToolSearch(request).firstRequest);
+  }
+
+  private build(request: ChatRequest): BuiltGoogleRequest {
     if (!this.capabilities.toolCalling && (request.tools?.length ?? 0) > 0) {
       throw new UnsupportedFeatureError({
         feature: 'toolCalling',
@@ -98,12 +104,24 @@ export class GoogleChatModel implements ChatModel {
     };
   }
 
+  /**
+   * Gemini has no tool search: deferred tools are found through a search tool this adapter
+   * answers itself (`ClientToolSearch`), inside this call.
+   */
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    return ClientToolSearch.generate(request, (round) => this.generateOnce(round));
+  }
+
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    return ClientToolSearch.stream(request, (round) => this.streamOnce(round));
+  }
+
+  private async generateOnce(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted)
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request);
+    const built = this.build(request);
     const failure: { headers?: Headers } = {};
     let answer: GoogleWireResponse;
     try {
@@ -118,16 +136,12 @@ export class GoogleChatModel implements ChatModel {
     return accumulator.response({ provider: this.provider, request, warnings: built.warnings });
   }
 
-  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
-    return { [Symbol.asyncIterator]: () => this.streamParts(request)[Symbol.asyncIterator]() };
-  }
-
-  private async *streamParts(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+  private async *streamOnce(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
     if (request.signal?.aborted)
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request);
+    const built = this.build(request);
     for (const warning of built.warnings) yield { type: 'warning', warning };
     const provider = this.provider;
     // Our own controller lets the idle guard stop a stalled stream; it follows the caller's signal.

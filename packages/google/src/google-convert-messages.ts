@@ -1,11 +1,12 @@
 import {
+  UsageError,
   prepareTranscript,
   toolCallArgumentsObject,
+  toolResultText,
   type ChatWarning,
   type ImagePart,
   type Message,
   type ToolResult,
-  type ToolResultPart,
 } from '@toolwire/schema';
 import type { Content, Part } from '@google/genai';
 
@@ -25,29 +26,14 @@ function googleMetadata(metadata: Record<string, unknown> | undefined): GoogleCa
   return entry !== null && typeof entry === 'object' ? (entry as GoogleCallMetadata) : {};
 }
 
-function partText(part: ToolResultPart): string | undefined {
-  switch (part.type) {
-    case 'text':
-      return part.text;
-    case 'json':
-      return JSON.stringify(part.value);
-    case 'image':
-      return undefined;
-    case 'resource':
-      return part.text ?? `[resource ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}]`;
-  }
-}
-
 /**
  * A result as a `functionResponse`: Gemini reads `output` as the function's output and `error`
  * as its failure (the documented convention). Images go in `inlineData` parts of the same user
  * turn, after the function responses.
  */
 function functionResponsePart(result: ToolResult, callIds: Map<string, string | undefined>): Part {
-  const text = result.content
-    .map(partText)
-    .filter((value): value is string => value !== undefined)
-    .join('\n');
+  // Images go in their own parts (below), not in the text.
+  const text = toolResultText(result, { imageText: () => undefined });
   const value = text === '' ? (result.isError ? 'Tool execution failed.' : '') : text;
   const id = callIds.has(result.toolCallId) ? callIds.get(result.toolCallId) : result.toolCallId;
   return {
@@ -67,7 +53,7 @@ function functionResponsePart(result: ToolResult, callIds: Map<string, string | 
  * order, followed by the results' images as `inlineData`. Reasoning text is not resent (Gemini
  * needs only the signatures), except signed thoughts, which go back as they came.
  */
-export function convertToGoogleContents(
+export function convertToGoogleMessages(
   input: readonly Message[],
   warnings: ChatWarning[],
 ): { contents: Content[]; system: string | undefined } {
@@ -142,9 +128,9 @@ export function convertToGoogleContents(
         return;
       }
       default:
-        throw new TypeError(
-          `messages[${index}].role must be "system", "user", "assistant" or "tool" (got ${JSON.stringify((message as { role?: unknown }).role)})`,
-        );
+        throw new UsageError({
+          message: `messages[${index}].role must be "system", "user", "assistant" or "tool" (got ${JSON.stringify((message as { role?: unknown }).role)})`,
+        });
     }
   });
   return { contents, system: systemParts.length > 0 ? systemParts.join('\n\n') : undefined };

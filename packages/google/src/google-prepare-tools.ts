@@ -1,6 +1,6 @@
 import {
-  convertSchema,
-  convertToolSchemas,
+  UsageError,
+  plainFunctionTool,
   type ChatRequest,
   type ChatWarning,
   type SchemaChange,
@@ -12,6 +12,7 @@ import {
   type GenerateContentConfig,
   type Schema,
 } from '@google/genai';
+import { convertToGoogleSchema } from './google-schema-dialect.js';
 
 /** The part of a `generateContent` config that carries tools, tool choice and structured output. */
 export type PreparedGoogleTools = Pick<
@@ -43,6 +44,15 @@ function functionCallingConfig(
     };
   if (choice === 'none') return { mode: FunctionCallingConfigMode.NONE };
   if (choice === 'required') return { mode: FunctionCallingConfigMode.ANY };
+  if (choice.type === 'allowed')
+    // `VALIDATED` keeps text possible and limits calls to the names; `ANY` makes one required.
+    return {
+      mode:
+        choice.mode === 'required'
+          ? FunctionCallingConfigMode.ANY
+          : FunctionCallingConfigMode.VALIDATED,
+      allowedFunctionNames: [...choice.toolNames],
+    };
   return { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: [choice.toolName] };
 }
 
@@ -50,7 +60,8 @@ function functionCallingConfig(
  * Maps provider-neutral tools, tool choice and response format to Gemini's: tools are function
  * declarations (`gemini` schema dialect), the choice is a `functionCallingConfig` mode (`auto` is
  * `VALIDATED` when `validatedFunctionCalls` is on, `required` and a specific tool are `ANY`), and
- * structured output is `responseSchema` with a JSON mime type. Gemini has no switch for
+ * structured output is `responseSchema` with a JSON mime type. An `allowed` set of tools is
+ * `allowedFunctionNames` (with `VALIDATED`, or `ANY` when a call is required). Gemini has no switch for
  * `parallelToolCalls: false`, so it is not sent and a warning says so.
  */
 export function prepareGoogleTools(
@@ -63,17 +74,21 @@ export function prepareGoogleTools(
   if (tools.length > 0) {
     tools.forEach((tool, i) => {
       if (!NAME_PATTERN.test(tool.name))
-        throw new TypeError(
-          `request.tools[${i}].name "${tool.name}" must match ${NAME_PATTERN} for Gemini function declarations`,
-        );
+        throw new UsageError({
+          message: `request.tools[${i}].name "${tool.name}" must match ${NAME_PATTERN} for Gemini function declarations`,
+        });
     });
-    const converted = convertToolSchemas(tools, 'gemini');
-    warnings.push(...schemaWarnings(converted.changes, 'tool'));
-    const declarations: FunctionDeclaration[] = converted.tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.inputSchema as Schema,
-    }));
+    const declarations: FunctionDeclaration[] = tools.map((spec) => {
+      // Examples go in the description, a free-text tool is one string (Gemini has neither).
+      const tool = plainFunctionTool(spec);
+      const converted = convertToGoogleSchema(tool.inputSchema, { toolName: tool.name });
+      warnings.push(...schemaWarnings(converted.changes, 'tool'));
+      return {
+        name: tool.name,
+        description: tool.description,
+        parameters: converted.schema as Schema,
+      };
+    });
     prepared.tools = [{ functionDeclarations: declarations }];
     prepared.toolConfig = {
       functionCallingConfig: functionCallingConfig(
@@ -92,10 +107,10 @@ export function prepareGoogleTools(
   if (request.responseFormat) {
     const format = request.responseFormat;
     if (format.type !== 'json' || format.schema === null || typeof format.schema !== 'object')
-      throw new TypeError(
-        'request.responseFormat must be { type: "json", schema: <JSON Schema object> }',
-      );
-    const converted = convertSchema(format.schema, 'gemini', {
+      throw new UsageError({
+        message: 'request.responseFormat must be { type: "json", schema: <JSON Schema object> }',
+      });
+    const converted = convertToGoogleSchema(format.schema, {
       toolName: format.name ?? 'response',
     });
     warnings.push(...schemaWarnings(converted.changes, 'response format'));

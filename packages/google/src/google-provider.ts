@@ -1,4 +1,4 @@
-import { lazyProvider, type ModelCapabilities } from '@toolwire/schema';
+import { lazyProvider, type ModelCapabilities, UsageError } from '@toolwire/schema';
 import { GoogleGenAI, type GenerateContentConfig, type GoogleGenAIOptions } from '@google/genai';
 import { GoogleChatModel } from './google-chat-model.js';
 
@@ -67,7 +67,9 @@ const CAPABILITIES: ModelCapabilities = {
 function nonNegative(value: number | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw new TypeError(`${name} must be a non-negative number (got ${String(value)})`);
+    throw new UsageError({
+      message: `${name} must be a non-negative number (got ${String(value)})`,
+    });
   return value;
 }
 
@@ -82,9 +84,10 @@ function readEnv(name: string): string | undefined {
 export function createGoogle(settings: GoogleProviderSettings = {}): GoogleProvider {
   const apiKey = settings.apiKey ?? readEnv('GEMINI_API_KEY') ?? readEnv('GOOGLE_API_KEY');
   if (!apiKey && !settings.vertex && !settings.client)
-    throw new TypeError(
-      'google: no API key: pass createGoogle({ apiKey }) or set GEMINI_API_KEY (or use vertex: { project, location })',
-    );
+    throw new UsageError({
+      message:
+        'google: no API key: pass createGoogle({ apiKey }) or set GEMINI_API_KEY (or use vertex: { project, location })',
+    });
   const idleTimeoutMs = nonNegative(settings.idleTimeoutMs, 'idleTimeoutMs') ?? 60_000;
   const timeout = nonNegative(settings.timeoutMs, 'timeoutMs');
   const options: GoogleGenAIOptions = {

@@ -1,6 +1,12 @@
-import { assertToolChoice, type ChatRequest, type ChatWarning } from '@toolwire/schema';
+import {
+  UnsupportedFeatureError,
+  UsageError,
+  assertToolChoice,
+  type ChatRequest,
+  type ChatWarning,
+} from '@toolwire/schema';
 import type { Content, GenerateContentConfig } from '@google/genai';
-import { convertToGoogleContents } from './google-convert-messages.js';
+import { convertToGoogleMessages } from './google-convert-messages.js';
 import { prepareGoogleTools } from './google-prepare-tools.js';
 
 export interface GoogleRequestSettings {
@@ -24,13 +30,19 @@ export function buildGoogleRequest(
   settings: GoogleRequestSettings,
 ): BuiltGoogleRequest {
   if (!Array.isArray(request.messages))
-    throw new TypeError('request.messages must be an array of messages');
+    throw new UsageError({ message: 'request.messages must be an array of messages' });
   const warnings: ChatWarning[] = [];
+  if ((request.mcpServers?.length ?? 0) > 0)
+    throw new UnsupportedFeatureError({
+      feature: 'mcpServers',
+      message:
+        'the Gemini API cannot call remote MCP servers for the model (request.mcpServers); connect them with @toolwire/mcp and pass their tools instead',
+    });
   assertToolChoice(
     request.toolChoice,
     (request.tools ?? []).map((tool) => tool.name),
   );
-  const { contents, system } = convertToGoogleContents(request.messages, warnings);
+  const { contents, system } = convertToGoogleMessages(request.messages, warnings);
   const config: GenerateContentConfig = {};
   if (system !== undefined) config.systemInstruction = { parts: [{ text: system }] };
 

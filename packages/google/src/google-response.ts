@@ -15,7 +15,7 @@ import { GOOGLE_METADATA_KEY, type GoogleCallMetadata } from './google-convert-m
 import type { GoogleWireResponse, GoogleWireUsage } from './google-wire.js';
 
 /** Gemini counts thoughts beside the candidates; `outputTokens` includes them. */
-export function normalizeGoogleUsage(usage: GoogleWireUsage | undefined): Usage {
+export function mapGoogleUsage(usage: GoogleWireUsage | undefined): Usage {
   if (!usage) return emptyUsage();
   const input = usage.promptTokenCount ?? 0;
   const thoughts = usage.thoughtsTokenCount;
@@ -42,7 +42,7 @@ const FILTERED = new Set([
   'LANGUAGE',
 ]);
 
-export function normalizeGoogleFinishReason(
+export function mapGoogleFinishReason(
   raw: string | undefined,
   hasToolCalls: boolean,
 ): FinishReason {
@@ -170,12 +170,12 @@ export class GoogleResponseAccumulator {
       });
     const finishReason = this.blockReason
       ? 'content-filter'
-      : normalizeGoogleFinishReason(this.rawFinishReason, this.calls.length > 0);
+      : mapGoogleFinishReason(this.rawFinishReason, this.calls.length > 0);
     const response: ChatResponse = {
       text: this.text,
       toolCalls: [...this.calls],
       finishReason,
-      usage: normalizeGoogleUsage(this.usage),
+      usage: mapGoogleUsage(this.usage),
       warnings,
       modelId: this.modelId,
     };

@@ -1,7 +1,10 @@
 import {
+  UsageError,
   CancelledError,
+  ClientToolSearch,
+  UnsupportedFeatureError,
   StreamProtocolError,
-  convertSchema,
+  normalizeToolSchema,
   guardPromise,
   guardStream,
   type ChatModel,
@@ -78,11 +81,23 @@ export class OllamaChatModel implements ChatModel {
 
   /** The exact request body `generate` would send (`stream: false`), and its warnings. */
   buildRequest(request: ChatRequest): { body: OllamaRequestBody; warnings: ChatWarning[] } {
-    const { body, warnings } = this.prepare(request, false);
+    const { body, warnings } = this.prepare(new ClientToolSearch(request).firstRequest, false);
     return { body, warnings };
   }
 
+  /**
+   * Ollama has no tool search: deferred tools are found through a search tool this adapter
+   * answers itself (`ClientToolSearch`), inside this call.
+   */
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    return ClientToolSearch.generate(request, (round) => this.generateOnce(round));
+  }
+
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    return ClientToolSearch.stream(request, (round) => this.streamOnce(round));
+  }
+
+  private async generateOnce(request: ChatRequest): Promise<ChatResponse> {
     const prepared = this.prepare(request, false);
     throwIfAborted(request.signal);
     const transport = this.transport(request, request.signal, false);
@@ -105,7 +120,7 @@ export class OllamaChatModel implements ChatModel {
     }
   }
 
-  async *stream(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+  private async *streamOnce(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
     const prepared = this.prepare(request, true);
     throwIfAborted(request.signal);
     const idleMs = this.config.settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -207,7 +222,13 @@ export class OllamaChatModel implements ChatModel {
 
   private prepare(request: ChatRequest, stream: boolean): PreparedRequest {
     if (!Array.isArray(request.messages))
-      throw new TypeError('request.messages must be an array of messages');
+      throw new UsageError({ message: 'request.messages must be an array of messages' });
+    if ((request.mcpServers?.length ?? 0) > 0)
+      throw new UnsupportedFeatureError({
+        feature: 'mcpServers',
+        message:
+          'Ollama cannot call remote MCP servers for the model (request.mcpServers); connect them with @toolwire/mcp and pass their tools instead',
+      });
     const settings = this.config.settings;
     const tools = prepareOllamaTools({
       tools: request.tools,
@@ -220,7 +241,7 @@ export class OllamaChatModel implements ChatModel {
     let format: Record<string, unknown> | undefined;
     let responseSchema: JsonSchema | undefined;
     if (request.responseFormat) {
-      const converted = convertSchema(request.responseFormat.schema, 'openai', {
+      const converted = normalizeToolSchema(request.responseFormat.schema, {
         toolName: request.responseFormat.name ?? 'response',
       });
       format = converted.schema;

@@ -10,8 +10,6 @@ import {
 } from '@toolwire/schema';
 import type { OllamaMessageParam } from './ollama-wire.js';
 
-const FAILURE_PREFIX = 'Tool execution failed';
-
 /**
  * Converts a provider-neutral transcript to Ollama's: the assistant turn is resent with
  * `tool_calls` (arguments as objects), then one `{role:'tool', content, tool_name}` per result in
@@ -95,12 +93,13 @@ function toolMessageContent(
   result: ToolResult,
   moved: Array<{ result: ToolResult; image: ImagePart; number: number }>,
 ): string {
-  const pieces = result.content.map((part) => {
-    if (part.type !== 'image') return toolResultText({ ...result, content: [part] });
-    const number = moved.length + 1;
-    moved.push({ result, image: part, number });
-    return `[image ${number}: ${part.mediaType}, attached to the next user message]`;
+  // Ollama has no error flag on tool messages: a failure says so in its text.
+  return toolResultText(result, {
+    markFailure: true,
+    imageText: (image) => {
+      const number = moved.length + 1;
+      moved.push({ result, image, number });
+      return `[image ${number}: ${image.mediaType}, attached to the next user message]`;
+    },
   });
-  const text = pieces.join('\n');
-  return result.isError && !text.startsWith(FAILURE_PREFIX) ? `${FAILURE_PREFIX}: ${text}` : text;
 }

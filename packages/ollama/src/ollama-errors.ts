@@ -35,7 +35,7 @@ export interface OllamaErrorContext {
  * (`status_code` + the server's `error` text), the plain `Error` it throws for an `{"error": …}`
  * line inside a stream or a stream without its final line, fetch failures and aborts.
  */
-export function mapOllamaError(error: unknown, context: OllamaErrorContext = {}): Error {
+export function mapOllamaError(error: unknown, context: OllamaErrorContext = {}): ToolwireError {
   if (ToolwireError.isInstance(error)) return error;
   if (context.signal?.aborted) {
     return new CancelledError({

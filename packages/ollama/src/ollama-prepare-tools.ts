@@ -1,6 +1,7 @@
 import {
   assertToolChoice,
-  convertToolSchemas,
+  normalizeToolSchemas,
+  plainFunctionTool,
   type ChatWarning,
   type Message,
   type ToolChoice,
@@ -29,6 +30,8 @@ export function hasToolHistory(messages: readonly Message[]): boolean {
  * - `none`: no tools are declared, unless earlier turns used tools (then they stay declared, since
  *   some model templates render earlier tool calls and results only when tools are declared);
  * - a specific tool: only that tool is declared, under the same condition;
+ * - an `allowed` set: every tool stays declared, so the tool list (and with it the prompt prefix
+ *   the server caches) does not change from turn to turn; the calls are checked after the fact;
  * - `auto` and `required`: every tool is declared (`required` cannot be forced).
  */
 export function prepareOllamaTools(options: {
@@ -45,10 +48,11 @@ export function prepareOllamaTools(options: {
   const history = hasToolHistory(options.messages);
   let declared = specs;
   if (!history && choice === 'none') declared = [];
-  else if (!history && typeof choice === 'object')
+  else if (!history && typeof choice === 'object' && choice.type === 'tool')
     declared = specs.filter((tool) => tool.name === choice.toolName);
 
-  const converted = convertToolSchemas(declared, 'openai');
+  // Examples go in the description, a free-text tool is one string (Ollama has neither).
+  const converted = normalizeToolSchemas(declared.map((tool) => plainFunctionTool(tool)));
   const warnings: ChatWarning[] = converted.changes.map((change) => ({
     type: 'schema-changed',
     toolName: change.toolName,

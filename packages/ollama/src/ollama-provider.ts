@@ -1,4 +1,4 @@
-import { lazyProvider } from '@toolwire/schema';
+import { lazyProvider, UsageError } from '@toolwire/schema';
 import type { Ollama } from 'ollama/browser';
 import { OllamaChatModel, type OllamaModelSettings } from './ollama-chat-model.js';
 
@@ -39,7 +39,7 @@ export function createOllama(options: OllamaProviderSettings = {}): OllamaProvid
   const customFetch = options.fetch ?? own?.fetch;
   return (modelId, settings = {}) => {
     if (typeof modelId !== 'string' || modelId.trim() === '')
-      throw new TypeError('modelId must be a non-empty string, e.g. "llama3.2"');
+      throw new UsageError({ message: 'modelId must be a non-empty string, e.g. "llama3.2"' });
     return new OllamaChatModel(modelId, {
       host,
       headers,
@@ -51,9 +51,6 @@ export function createOllama(options: OllamaProviderSettings = {}): OllamaProvid
     });
   };
 }
-
-/** @deprecated Use `OllamaProviderSettings` (the same type; every adapter names it `XProviderSettings`). */
-export type OllamaProviderOptions = OllamaProviderSettings;
 
 /** The default provider (`http://127.0.0.1:11434`), created on first use. */
 export const ollama: OllamaProvider = lazyProvider(() => createOllama());

@@ -10,7 +10,7 @@ import {
 import type { OllamaAssembled } from './ollama-stream-accumulator.js';
 
 /** Ollama `done_reason` → the normalised finish reason (Ollama has no "tool calls" reason). */
-export function mapOllamaDoneReason(
+export function mapOllamaFinishReason(
   reason: string | undefined,
   calledTools: boolean,
 ): FinishReason {
@@ -53,7 +53,7 @@ export function finishOllamaResponse(
 
   let object: unknown;
   let hasObject = false;
-  const finishReason = mapOllamaDoneReason(assembled.doneReason, assembled.toolCalls.length > 0);
+  const finishReason = mapOllamaFinishReason(assembled.doneReason, assembled.toolCalls.length > 0);
   if (context.responseSchema && assembled.toolCalls.length === 0) {
     const parsed = parseToolArguments(context.responseSchema, assembled.text, {
       toolName: 'response',

@@ -11,7 +11,7 @@ import {
   type OpenAIRequestSettings,
   type OpenAIWireChunk,
   type ResponsesStreamEvent,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { benchRows } from '@toolwire/bench-kit';
 
 const tools: ToolSpec[] = Array.from({ length: 10 }, (_, i) => ({
@@ -60,6 +60,7 @@ const settings: OpenAIRequestSettings = {
   strictTools: false,
   strictResponseFormat: true,
   maxTokensField: 'max_completion_tokens',
+  nativeToolFeatures: true,
   streamUsage: true,
   imageToolResults: 'user-message',
 };
@@ -168,6 +169,7 @@ const responsesSettings = {
   store: false,
   encryptedReasoning: true,
   reasoning: undefined,
+  toolNamespace: undefined,
 };
 
 let parts = 0;

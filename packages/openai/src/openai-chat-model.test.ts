@@ -1,4 +1,4 @@
-import { runChatModelContract } from '@toolwire/testing/providers';
+import { runChatModelContract, runToolFeaturesContract } from '@toolwire/testing/providers';
 import { createOpenAI, createXai } from './index.js';
 
 runChatModelContract({
@@ -30,4 +30,32 @@ runChatModelContract({
       provider: 'openai',
       maxRetries: 0,
     }).responses('gpt-5-test'),
+});
+
+runToolFeaturesContract({
+  name: 'createOpenAI',
+  wire: 'openai-chat',
+  createModel: (baseUrl) =>
+    createOpenAI({ baseURL: `${baseUrl}/v1`, apiKey: 'k', provider: 'openai', maxRetries: 0 })(
+      'gpt-5.4',
+    ),
+});
+
+runToolFeaturesContract({
+  name: 'createXai',
+  wire: 'xai-chat',
+  createModel: (baseUrl) =>
+    createXai({ baseURL: `${baseUrl}/v1`, apiKey: 'k', maxRetries: 0 })('grok-4'),
+});
+
+runToolFeaturesContract({
+  name: 'createOpenAI().responses',
+  wire: 'openai-responses',
+  createModel: (baseUrl) =>
+    createOpenAI({
+      baseURL: `${baseUrl}/v1`,
+      apiKey: 'k',
+      provider: 'openai',
+      maxRetries: 0,
+    }).responses('gpt-5.4'),
 });

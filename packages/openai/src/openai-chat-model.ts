@@ -1,5 +1,7 @@
 import {
+  UsageError,
   CancelledError,
+  ClientToolSearch,
   UnsupportedFeatureError,
   StreamProtocolError,
   type ChatModel,
@@ -36,7 +38,7 @@ export class OpenAIChatModel implements ChatModel {
 
   constructor(modelId: string, config: OpenAIChatModelConfig) {
     if (typeof modelId !== 'string' || modelId.trim() === '')
-      throw new TypeError('modelId must be a non-empty string');
+      throw new UsageError({ message: 'modelId must be a non-empty string' });
     this.modelId = modelId;
     this.provider = config.providerName;
     this.capabilities = config.capabilities;
@@ -45,20 +47,32 @@ export class OpenAIChatModel implements ChatModel {
 
   /** The body this model would send for a request (for logging and tests); no I/O. */
   buildRequest(request: ChatRequest, options: { stream?: boolean } = {}): BuiltOpenAIRequest {
+    return this.build(new ClientToolSearch(request).firstRequest, options.stream ?? false);
+  }
+
+  private build(request: ChatRequest, stream: boolean): BuiltOpenAIRequest {
     if (!this.capabilities.toolCalling && (request.tools?.length ?? 0) > 0) {
       throw new UnsupportedFeatureError({
         feature: 'toolCalling',
         message: `${this.provider} model "${this.modelId}" is configured without tool calling (capabilities.toolCalling: false), but the request has ${request.tools!.length} tool(s)`,
       });
     }
-    return buildOpenAIRequest(
-      request,
-      { ...this.config, modelId: this.modelId },
-      options.stream ?? false,
-    );
+    return buildOpenAIRequest(request, { ...this.config, modelId: this.modelId }, stream);
   }
 
+  /**
+   * Chat Completions has no tool search: deferred tools are found through a search tool this
+   * adapter answers itself (`ClientToolSearch`), inside this call.
+   */
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    return ClientToolSearch.generate(request, (round) => this.generateOnce(round));
+  }
+
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    return ClientToolSearch.stream(request, (round) => this.streamOnce(round));
+  }
+
+  private async generateOnce(request: ChatRequest): Promise<ChatResponse> {
     const context = {
       provider: this.provider,
       signal: request.signal,
@@ -70,7 +84,7 @@ export class OpenAIChatModel implements ChatModel {
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request);
+    const built = this.build(request, false);
     let completion: OpenAIWireCompletion;
     try {
       completion = (await this.config.client.chat.completions.create(
@@ -95,10 +109,6 @@ export class OpenAIChatModel implements ChatModel {
     });
   }
 
-  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
-    return { [Symbol.asyncIterator]: () => this.streamParts(request)[Symbol.asyncIterator]() };
-  }
-
   private responseContext(request: ChatRequest, built: BuiltOpenAIRequest) {
     return {
       provider: this.provider,
@@ -109,12 +119,12 @@ export class OpenAIChatModel implements ChatModel {
     };
   }
 
-  private async *streamParts(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+  private async *streamOnce(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
     if (request.signal?.aborted)
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request, { stream: true });
+    const built = this.build(request, true);
     const { warnings, ...context } = this.responseContext(request, built);
     yield* streamOpenAI<OpenAIWireChunk>({
       provider: this.provider,

@@ -1,54 +1,44 @@
 import {
+  UsageError,
+  base64Bytes,
   prepareTranscript,
+  toolResultText,
+  toolCallArgumentsObject,
   toolCallArgumentsText,
   type ChatWarning,
   type ImagePart,
   type Message,
+  type ToolCall,
   type ToolResult,
-  type ToolResultPart,
 } from '@toolwire/schema';
-import type { OpenAIUserContentPart, OpenAIWireMessage } from './openai-wire.js';
+import type {
+  OpenAIUserContentPart,
+  OpenAIWireMessage,
+  OpenAIWireToolCall,
+} from './openai-wire.js';
 
-export interface ConvertMessagesOptions {
+export interface ConvertToOpenAIMessagesOptions {
   /**
    * Chat Completions tool messages accept only text. `user-message` (default) sends a tool result's
    * images in one user message right after the tool messages of that turn (the tool message says
    * where they went); `text` replaces them with a placeholder, for servers without image input.
    */
   imageToolResults: 'user-message' | 'text';
+  /** Tools sent as free-text (`custom`) tools: their calls are resent as `custom` calls. */
+  customToolNames?: ReadonlySet<string>;
 }
 
 export const dataUrl = (image: ImagePart): string => `data:${image.mediaType};base64,${image.data}`;
 
-function partText(part: ToolResultPart, imageNote: (part: ImagePart) => string): string {
-  switch (part.type) {
-    case 'text':
-      return part.text;
-    case 'json':
-      return JSON.stringify(part.value);
-    case 'image':
-      return imageNote(part);
-    case 'resource':
-      return part.text ?? `[resource ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}]`;
-  }
-}
-
-function approximateBytes(base64: string): number {
-  return Math.round((base64.length * 3) / 4);
-}
-
 export function toolMessageContent(result: ToolResult, imagesMoved: boolean): string {
-  const note = (image: ImagePart) =>
-    imagesMoved
-      ? `[image (${image.mediaType}, ${approximateBytes(image.data)} bytes) attached in the next user message]`
-      : `[image (${image.mediaType}, ${approximateBytes(image.data)} bytes) not shown: this model does not accept images in tool results]`;
-  let text = result.content.map((part) => partText(part, note)).join('\n');
-  if (text === '')
-    text = result.isError ? 'Tool execution failed.' : '(the tool returned no content)';
   // Chat Completions has no error flag on tool messages, so a failure has to say so in its text.
-  if (result.isError && !text.startsWith('Tool execution failed'))
-    text = `Tool execution failed: ${text}`;
-  return text;
+  return toolResultText(result, {
+    markFailure: true,
+    imageText: (image) =>
+      imagesMoved
+        ? `[image (${image.mediaType}, ${base64Bytes(image.data)} bytes) attached in the next user message]`
+        : `[image (${image.mediaType}, ${base64Bytes(image.data)} bytes) not shown: this model does not accept images in tool results]`,
+  });
 }
 
 /**
@@ -58,9 +48,9 @@ export function toolMessageContent(result: ToolResult, imagesMoved: boolean): st
  * transcript OpenAI would reject (a call without its result after a cancelled turn, orphan or
  * misplaced results) is repaired first, each fix reported as a `transcript-repaired` warning.
  */
-export function convertMessagesToOpenAI(
+export function convertToOpenAIMessages(
   input: readonly Message[],
-  options: ConvertMessagesOptions,
+  options: ConvertToOpenAIMessagesOptions,
   warnings: ChatWarning[],
 ): OpenAIWireMessage[] {
   const prepared = prepareTranscript(input);
@@ -93,11 +83,19 @@ export function convertMessagesToOpenAI(
           content: message.content === '' && calls.length > 0 ? null : message.content,
           ...(calls.length > 0
             ? {
-                tool_calls: calls.map((call) => ({
-                  id: call.id,
-                  type: 'function' as const,
-                  function: { name: call.name, arguments: toolCallArgumentsText(call) },
-                })),
+                tool_calls: calls.map((call): OpenAIWireToolCall =>
+                  options.customToolNames?.has(call.name)
+                    ? {
+                        id: call.id,
+                        type: 'custom',
+                        custom: { name: call.name, input: customInputText(call) },
+                      }
+                    : {
+                        id: call.id,
+                        type: 'function',
+                        function: { name: call.name, arguments: toolCallArgumentsText(call) },
+                      },
+                ),
               }
             : {}),
         });
@@ -134,10 +132,16 @@ export function convertMessagesToOpenAI(
         return;
       }
       default:
-        throw new TypeError(
-          `messages[${index}].role must be "system", "user", "assistant" or "tool" (got ${JSON.stringify((message as { role?: unknown }).role)})`,
-        );
+        throw new UsageError({
+          message: `messages[${index}].role must be "system", "user", "assistant" or "tool" (got ${JSON.stringify((message as { role?: unknown }).role)})`,
+        });
     }
   });
   return out;
+}
+
+/** The text a free-text tool's call carried (its arguments are `{ input }`). */
+export function customInputText(call: ToolCall): string {
+  const input = toolCallArgumentsObject(call)?.input;
+  return typeof input === 'string' ? input : toolCallArgumentsText(call);
 }

@@ -15,7 +15,7 @@ const lookup: ToolSpec = {
   },
 };
 const messages: ChatRequest['messages'] = [{ role: 'user', content: 'hi' }];
-const loose = { schemaDialect: 'openai', strictTools: false } as const;
+const loose = { schemaDialect: 'openai', strictTools: false, nativeToolFeatures: true } as const;
 const settings: OpenAIRequestSettings = {
   modelId: 'gpt-test',
   providerName: 'openai',
@@ -25,6 +25,7 @@ const settings: OpenAIRequestSettings = {
   maxTokensField: 'max_completion_tokens',
   streamUsage: false,
   imageToolResults: 'user-message',
+  nativeToolFeatures: true,
 };
 
 describe('prepareOpenAITools', () => {
@@ -43,6 +44,7 @@ describe('prepareOpenAITools', () => {
     expect(prepared).toEqual({
       tools: [
         {
+          kind: 'function',
           name: 'lookup',
           description: 'Look something up',
           parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
@@ -51,6 +53,7 @@ describe('prepareOpenAITools', () => {
       toolChoice: { type: 'tool', toolName: 'lookup' },
       parallelToolCalls: false,
       strictToolNames: [],
+      customToolNames: [],
     });
     expect(warnings).toEqual([
       expect.objectContaining({ type: 'schema-changed', toolName: 'lookup', pointer: '/$schema' }),
@@ -61,6 +64,7 @@ describe('prepareOpenAITools', () => {
     const warnings: ChatWarning[] = [];
     expect(prepareOpenAITools({ messages, parallelToolCalls: true }, loose, warnings)).toEqual({
       strictToolNames: [],
+      customToolNames: [],
     });
     expect(warnings).toEqual([
       {
@@ -90,10 +94,18 @@ describe('prepareOpenAITools', () => {
     const chat = buildOpenAIRequest(request, settings, false);
     const responses = buildOpenAIResponsesRequest(
       request,
-      { ...settings, store: undefined, encryptedReasoning: false, reasoning: undefined },
+      {
+        ...settings,
+        store: undefined,
+        encryptedReasoning: false,
+        reasoning: undefined,
+        toolNamespace: undefined,
+      },
       false,
     );
-    const { type: _chatType, function: chatTool } = chat.body.tools![0]!;
+    const chatWire = chat.body.tools![0]!;
+    if (chatWire.type !== 'function') throw new Error('expected a function tool');
+    const { function: chatTool } = chatWire;
     const { type: _responsesType, ...responsesTool } = responses.body.tools![0]!;
     expect(responsesTool).toEqual(chatTool);
     expect(responses.warnings).toEqual(chat.warnings);

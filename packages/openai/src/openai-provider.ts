@@ -1,7 +1,8 @@
-import { lazyProvider, type ModelCapabilities } from '@toolwire/schema';
+import { lazyProvider, UsageError, type ModelCapabilities, type ToolSpec } from '@toolwire/schema';
 import OpenAI from 'openai';
 import { OpenAIChatModel } from './openai-chat-model.js';
 import { OpenAIResponsesModel } from './openai-responses-model.js';
+import type { OpenAIToolNamespace } from './openai-responses-request.js';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const XAI_BASE_URL = 'https://api.x.ai/v1';
@@ -84,6 +85,17 @@ export interface OpenAIChatSettings {
 export interface OpenAIResponsesSettings {
   /** As for chat models: strict function tools where the schema allows (default false). */
   strictTools?: boolean;
+  /**
+   * How deferred tools (`ToolSpec.deferred`) are found: `hosted` (default) sends them with
+   * `defer_loading` and adds the API's `tool_search` tool; `client` offers a search tool the adapter
+   * answers itself (`ClientToolSearch`), for models without `tool_search`.
+   */
+  toolSearch?: 'hosted' | 'client';
+  /**
+   * Groups tools into `namespace` tools: the model sees a namespace's name and description, and
+   * tool search loads its deferred members (OpenAI recommends fewer than 10 per namespace).
+   */
+  toolNamespace?: (tool: ToolSpec) => OpenAIToolNamespace | undefined;
   /** Send `text.format` schemas strict when eligible (default true on OpenAI, false elsewhere). */
   strictResponseFormat?: boolean;
   /**
@@ -133,7 +145,9 @@ function capabilitiesFor(
 function positive(value: number | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw new TypeError(`${name} must be a non-negative number (got ${String(value)})`);
+    throw new UsageError({
+      message: `${name} must be a non-negative number (got ${String(value)})`,
+    });
   return value;
 }
 
@@ -150,15 +164,15 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
   const kind = providerName === 'xai' ? 'xai' : providerName === 'openai' ? 'openai' : 'compatible';
   const compatibility = settings.compatibility ?? (kind === 'openai' ? 'strict' : 'compatible');
   if (compatibility !== 'strict' && compatibility !== 'compatible')
-    throw new TypeError(
-      `compatibility must be "strict" or "compatible" (got ${JSON.stringify(compatibility)})`,
-    );
+    throw new UsageError({
+      message: `compatibility must be "strict" or "compatible" (got ${JSON.stringify(compatibility)})`,
+    });
   const envName = kind === 'xai' ? 'XAI_API_KEY' : 'OPENAI_API_KEY';
   const apiKey = settings.apiKey ?? readEnv(envName);
   if (!apiKey && kind !== 'compatible' && !settings.client) {
-    throw new TypeError(
-      `${providerName}: no API key: pass createOpenAI({ apiKey }) or set ${envName}`,
-    );
+    throw new UsageError({
+      message: `${providerName}: no API key: pass createOpenAI({ apiKey }) or set ${envName}`,
+    });
   }
   const streamUsage = settings.streamUsage ?? true;
   const idleTimeoutMs = positive(settings.idleTimeoutMs, 'idleTimeoutMs') ?? 60_000;
@@ -182,12 +196,14 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
 
   const create = (modelId: string, chat: OpenAIChatSettings = {}): OpenAIChatModel => {
     if (chat.strictTools && kind === 'xai')
-      throw new TypeError('strictTools: xAI has no strict function calling; leave it off');
+      throw new UsageError({
+        message: 'strictTools: xAI has no strict function calling; leave it off',
+      });
     const imageToolResults = chat.imageToolResults ?? 'user-message';
     if (imageToolResults !== 'user-message' && imageToolResults !== 'text') {
-      throw new TypeError(
-        `imageToolResults must be "user-message" or "text" (got ${JSON.stringify(imageToolResults)})`,
-      );
+      throw new UsageError({
+        message: `imageToolResults must be "user-message" or "text" (got ${JSON.stringify(imageToolResults)})`,
+      });
     }
     return new OpenAIChatModel(modelId, {
       client,
@@ -195,6 +211,7 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
       schemaDialect,
       strictTools: chat.strictTools ?? false,
       strictResponseFormat: chat.strictResponseFormat ?? kind === 'openai',
+      nativeToolFeatures: kind === 'openai',
       maxTokensField: compatibility === 'strict' ? 'max_completion_tokens' : 'max_tokens',
       streamUsage,
       imageToolResults,
@@ -207,15 +224,27 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
     options: OpenAIResponsesSettings = {},
   ): OpenAIResponsesModel => {
     if (options.strictTools && kind === 'xai')
-      throw new TypeError('strictTools: xAI has no strict function calling; leave it off');
+      throw new UsageError({
+        message: 'strictTools: xAI has no strict function calling; leave it off',
+      });
+    if (options.toolSearch !== undefined && !['hosted', 'client'].includes(options.toolSearch))
+      throw new UsageError({
+        field: 'toolSearch',
+        message: `toolSearch must be "hosted" or "client" (got ${JSON.stringify(options.toolSearch)})`,
+      });
     if (options.store !== undefined && typeof options.store !== 'boolean')
-      throw new TypeError(`store must be true or false (got ${JSON.stringify(options.store)})`);
+      throw new UsageError({
+        message: `store must be true or false (got ${JSON.stringify(options.store)})`,
+      });
     return new OpenAIResponsesModel(modelId, {
       client,
       providerName,
       schemaDialect,
       strictTools: options.strictTools ?? false,
       strictResponseFormat: options.strictResponseFormat ?? kind === 'openai',
+      nativeToolFeatures: kind === 'openai',
+      toolSearch: options.toolSearch ?? (kind === 'openai' ? 'hosted' : 'client'),
+      toolNamespace: options.toolNamespace,
       store: options.store,
       encryptedReasoning: options.encryptedReasoning ?? options.store === false,
       reasoning: options.reasoning,

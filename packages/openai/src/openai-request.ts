@@ -1,11 +1,18 @@
-import { assertToolChoice, type ChatRequest, type ChatWarning } from '@toolwire/schema';
-import { convertMessagesToOpenAI } from './openai-convert-messages.js';
 import {
+  assertToolChoice,
+  UsageError,
+  type ChatRequest,
+  type ChatWarning,
+  type ToolInputFormat,
+} from '@toolwire/schema';
+import { convertToOpenAIMessages } from './openai-convert-messages.js';
+import {
+  assertNoMcpServers,
   prepareOpenAIResponseFormat,
   prepareOpenAITools,
   type OpenAIPrepareToolsSettings,
 } from './openai-prepare-tools.js';
-import type { OpenAIRequestBody } from './openai-wire.js';
+import type { OpenAIChatCustomFormat, OpenAIRequestBody, OpenAIToolWire } from './openai-wire.js';
 
 export interface OpenAIRequestSettings extends OpenAIPrepareToolsSettings {
   modelId: string;
@@ -23,6 +30,8 @@ export interface BuiltOpenAIRequest {
   warnings: ChatWarning[];
   /** Tools sent in strict form: their optional arguments may come back as null (read null as absent). */
   strictToolNames: string[];
+  /** Tools sent as free-text (`custom`) tools: their calls carry `{ input }`. */
+  customToolNames: string[];
   /** Whether the response format was sent strict (null means absent in the answer). */
   strictResponseFormat: boolean;
 }
@@ -34,7 +43,7 @@ export function buildOpenAIRequest(
   stream: boolean,
 ): BuiltOpenAIRequest {
   if (!Array.isArray(request.messages))
-    throw new TypeError('request.messages must be an array of messages');
+    throw new UsageError({ message: 'request.messages must be an array of messages' });
   const warnings: ChatWarning[] = [];
   assertToolChoice(
     request.toolChoice,
@@ -42,25 +51,52 @@ export function buildOpenAIRequest(
   );
   const body: OpenAIRequestBody = {
     model: settings.modelId,
-    messages: convertMessagesToOpenAI(
-      request.messages,
-      { imageToolResults: settings.imageToolResults },
-      warnings,
-    ),
+    messages: [],
   };
 
+  assertNoMcpServers(request, 'Chat Completions');
   const prepared = prepareOpenAITools(request, settings, warnings);
+  body.messages = convertToOpenAIMessages(
+    request.messages,
+    {
+      imageToolResults: settings.imageToolResults,
+      customToolNames: new Set(prepared.customToolNames),
+    },
+    warnings,
+  );
   if (prepared.tools) {
-    body.tools = prepared.tools.map(({ name, description, parameters, strict }) => ({
-      type: 'function',
-      function: { name, description, parameters, ...(strict !== undefined ? { strict } : {}) },
-    }));
+    body.tools = prepared.tools.map((tool): OpenAIToolWire => {
+      if (tool.kind === 'custom')
+        return {
+          type: 'custom',
+          custom: {
+            name: tool.name,
+            description: tool.description,
+            format: chatFormat(tool.format),
+          },
+        };
+      const { name, description, parameters, strict } = tool;
+      return {
+        type: 'function',
+        function: { name, description, parameters, ...(strict !== undefined ? { strict } : {}) },
+      };
+    });
+    const custom = new Set(prepared.customToolNames);
+    const named = (name: string) =>
+      custom.has(name)
+        ? { type: 'custom' as const, custom: { name } }
+        : { type: 'function' as const, function: { name } };
     const choice = prepared.toolChoice;
     if (choice !== undefined)
       body.tool_choice =
         typeof choice === 'string'
           ? choice
-          : { type: 'function', function: { name: choice.toolName } };
+          : choice.type === 'tool'
+            ? named(choice.toolName)
+            : {
+                type: 'allowed_tools',
+                allowed_tools: { mode: choice.mode ?? 'auto', tools: choice.toolNames.map(named) },
+              };
     if (prepared.parallelToolCalls !== undefined)
       body.parallel_tool_calls = prepared.parallelToolCalls;
   }
@@ -84,5 +120,17 @@ export function buildOpenAIRequest(
   }
   const extra = request.providerOptions?.[settings.providerName];
   if (extra) Object.assign(body, extra);
-  return { body, warnings, strictToolNames: prepared.strictToolNames, strictResponseFormat };
+  return {
+    body,
+    warnings,
+    strictToolNames: prepared.strictToolNames,
+    customToolNames: prepared.customToolNames,
+    strictResponseFormat,
+  };
+}
+
+function chatFormat(format: ToolInputFormat): OpenAIChatCustomFormat {
+  return format.type === 'text'
+    ? { type: 'text' }
+    : { type: 'grammar', grammar: { syntax: format.syntax, definition: format.definition } };
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeOpenAIFinishReason, normalizeOpenAIUsage } from './openai-response.js';
+import { mapOpenAIFinishReason, mapOpenAIUsage } from './openai-response.js';
 
-describe('normalizeOpenAIUsage', () => {
+describe('mapOpenAIUsage', () => {
   it('keeps OpenAI counts, with cached and reasoning tokens', () => {
     expect(
-      normalizeOpenAIUsage({
+      mapOpenAIUsage({
         prompt_tokens: 100,
         completion_tokens: 50,
         total_tokens: 150,
@@ -22,7 +22,7 @@ describe('normalizeOpenAIUsage', () => {
 
   it('adds reasoning to output when the provider counts it outside completion_tokens (xAI)', () => {
     expect(
-      normalizeOpenAIUsage({
+      mapOpenAIUsage({
         prompt_tokens: 291,
         completion_tokens: 26,
         total_tokens: 506,
@@ -37,12 +37,12 @@ describe('normalizeOpenAIUsage', () => {
   });
 
   it('gives zeros when there is no usage, and computes a missing total', () => {
-    expect(normalizeOpenAIUsage(undefined)).toEqual({
+    expect(mapOpenAIUsage(undefined)).toEqual({
       inputTokens: 0,
       outputTokens: 0,
       totalTokens: 0,
     });
-    expect(normalizeOpenAIUsage({ prompt_tokens: 2, completion_tokens: 3 })).toEqual({
+    expect(mapOpenAIUsage({ prompt_tokens: 2, completion_tokens: 3 })).toEqual({
       inputTokens: 2,
       outputTokens: 3,
       totalTokens: 5,
@@ -50,15 +50,15 @@ describe('normalizeOpenAIUsage', () => {
   });
 });
 
-describe('normalizeOpenAIFinishReason', () => {
+describe('mapOpenAIFinishReason', () => {
   it('maps the wire reasons and treats "stop" after tool calls as tool-calls', () => {
-    expect(normalizeOpenAIFinishReason('stop', false)).toBe('stop');
-    expect(normalizeOpenAIFinishReason('stop', true)).toBe('tool-calls');
-    expect(normalizeOpenAIFinishReason('tool_calls', true)).toBe('tool-calls');
-    expect(normalizeOpenAIFinishReason('function_call', true)).toBe('tool-calls');
-    expect(normalizeOpenAIFinishReason('length', true)).toBe('length');
-    expect(normalizeOpenAIFinishReason('content_filter', false)).toBe('content-filter');
-    expect(normalizeOpenAIFinishReason('something_new', false)).toBe('other');
-    expect(normalizeOpenAIFinishReason(undefined, false)).toBe('other');
+    expect(mapOpenAIFinishReason('stop', false)).toBe('stop');
+    expect(mapOpenAIFinishReason('stop', true)).toBe('tool-calls');
+    expect(mapOpenAIFinishReason('tool_calls', true)).toBe('tool-calls');
+    expect(mapOpenAIFinishReason('function_call', true)).toBe('tool-calls');
+    expect(mapOpenAIFinishReason('length', true)).toBe('length');
+    expect(mapOpenAIFinishReason('content_filter', false)).toBe('content-filter');
+    expect(mapOpenAIFinishReason('something_new', false)).toBe('other');
+    expect(mapOpenAIFinishReason(undefined, false)).toBe('other');
   });
 });

@@ -6,6 +6,7 @@ import {
   type ChatResponse,
   type ChatWarning,
   type FinishReason,
+  type ProviderToolCall,
   type ReasoningPart,
   type ToolCall,
   type Usage,
@@ -17,7 +18,7 @@ import type { OpenAIWireCompletion, OpenAIWireUsage } from './openai-wire.js';
  * (`total = prompt + completion + reasoning`), which is detected from the numbers so that
  * `outputTokens` always includes reasoning.
  */
-export function normalizeOpenAIUsage(usage: OpenAIWireUsage | null | undefined): Usage {
+export function mapOpenAIUsage(usage: OpenAIWireUsage | null | undefined): Usage {
   const input = usage?.prompt_tokens ?? 0;
   let output = usage?.completion_tokens ?? 0;
   const reasoning = usage?.completion_tokens_details?.reasoning_tokens ?? undefined;
@@ -40,7 +41,7 @@ export function normalizeOpenAIUsage(usage: OpenAIWireUsage | null | undefined):
   return out;
 }
 
-export function normalizeOpenAIFinishReason(
+export function mapOpenAIFinishReason(
   raw: string | null | undefined,
   hasToolCalls: boolean,
 ): FinishReason {
@@ -78,6 +79,10 @@ export interface OpenAIResponseParts {
   reasoningParts?: ReasoningPart[];
   /** The finish reason, when the API's own (`rawFinishReason`) is not a Chat Completions one. */
   finishReason?: FinishReason;
+  /** Calls the provider ran (or asks approval for) on its side (Responses MCP, tool search). */
+  providerToolCalls?: ProviderToolCall[];
+  /** Provider data kept for the next turn, by key (merged into `providerMetadata`). */
+  metadata?: Record<string, unknown>;
 }
 
 function droppedCallWarning(call: { id: string; arguments: unknown }): ChatWarning {
@@ -126,8 +131,7 @@ export function assembleResponse(
     text: parts.text === '' ? parts.refusal : parts.text,
     toolCalls,
     finishReason:
-      parts.finishReason ??
-      normalizeOpenAIFinishReason(parts.rawFinishReason, toolCalls.length > 0),
+      parts.finishReason ?? mapOpenAIFinishReason(parts.rawFinishReason, toolCalls.length > 0),
     usage: parts.usage,
     warnings:
       parts.droppedCalls.length > 0
@@ -141,6 +145,8 @@ export function assembleResponse(
     response.reasoning = parts.reasoningParts;
   else if (parts.reasoning !== '')
     response.reasoning = [{ type: 'reasoning', text: parts.reasoning } satisfies ReasoningPart];
+  if (parts.providerToolCalls && parts.providerToolCalls.length > 0)
+    response.providerToolCalls = parts.providerToolCalls;
   const metadata: Record<string, unknown> = {};
   if (strict.size > 0) {
     // Strict mode made optional arguments nullable: pass `nullMeansAbsent: true` when parsing them.
@@ -148,8 +154,11 @@ export function assembleResponse(
     metadata.strictTools = [...strict];
   }
   if (parts.refusal !== '') metadata.refusal = parts.refusal;
-  if (Object.keys(metadata).length > 0)
-    response.providerMetadata = { [context.provider]: metadata };
+  if (Object.keys(metadata).length > 0 || parts.metadata)
+    response.providerMetadata = {
+      ...parts.metadata,
+      ...(Object.keys(metadata).length > 0 ? { [context.provider]: metadata } : {}),
+    };
 
   if (format) {
     const parsed = parseToolArguments(format.schema, parts.text, {
@@ -190,27 +199,31 @@ export function readOpenAICompletion(
   const choice = completion.choices?.[0];
   const message = choice?.message;
   const seen = new Set<string>();
-  const droppedCalls = (message?.tool_calls ?? [])
-    .filter((call) => !call.function?.name)
-    .map((call) => ({
+  const calls = (message?.tool_calls ?? []).map((call) => {
+    // A free-text (`custom`) tool's call carries its text as `input`: arguments `{ input }`.
+    const custom = call.type === 'custom' || call.custom !== undefined;
+    const name = custom ? call.custom?.name : call.function?.name;
+    const args = custom
+      ? { input: typeof call.custom?.input === 'string' ? call.custom.input : '' }
+      : call.function?.arguments;
+    return { call, name, args };
+  });
+  const droppedCalls = calls
+    .filter(({ name }) => !name)
+    .map(({ call, args }) => ({
       id: typeof call.id === 'string' && call.id !== '' ? call.id : '(no id)',
-      arguments: call.function?.arguments ?? '',
+      arguments: args ?? '',
     }));
-  const toolCalls: ToolCall[] = (message?.tool_calls ?? [])
-    .filter((call) => call.function?.name)
-    .map((call) => {
+  const toolCalls: ToolCall[] = calls
+    .filter(({ name }) => name)
+    .map(({ call, name, args }) => {
       let id =
         typeof call.id === 'string' && call.id !== '' && !seen.has(call.id)
           ? call.id
           : generateToolCallId();
       if (seen.has(id)) id = generateToolCallId();
       seen.add(id);
-      const args = call.function?.arguments;
-      return {
-        id,
-        name: call.function!.name!,
-        arguments: args === undefined || args === null ? '' : args,
-      };
+      return { id, name: name!, arguments: args === undefined || args === null ? '' : args };
     });
   return {
     text: contentText(message?.content),
@@ -218,7 +231,7 @@ export function readOpenAICompletion(
     refusal: message?.refusal ?? '',
     toolCalls,
     rawFinishReason: choice?.finish_reason ?? undefined,
-    usage: normalizeOpenAIUsage(completion.usage),
+    usage: mapOpenAIUsage(completion.usage),
     modelId: completion.model ?? fallbackModelId,
     responseId: completion.id,
     droppedCalls,

@@ -1,5 +1,7 @@
 import {
+  UsageError,
   CancelledError,
+  ClientToolSearch,
   StreamProtocolError,
   UnsupportedFeatureError,
   type ChatModel,
@@ -16,7 +18,7 @@ import {
   type BuiltOpenAIResponsesRequest,
   type OpenAIResponsesRequestSettings,
 } from './openai-responses-request.js';
-import { readResponsesOutput, responsesFailure } from './openai-responses-response.js';
+import { readOpenAIResponsesOutput, responsesFailure } from './openai-responses-response.js';
 import {
   OpenAIResponsesStreamAccumulator,
   type ResponsesStreamEvent,
@@ -31,6 +33,8 @@ export interface OpenAIResponsesModelConfig extends Omit<
   client: OpenAI;
   idleTimeoutMs: number;
   capabilities: ModelCapabilities;
+  /** `hosted`: the API's `tool_search`; `client`: `ClientToolSearch` answered by the adapter. */
+  toolSearch: 'hosted' | 'client';
 }
 
 /**
@@ -46,7 +50,7 @@ export class OpenAIResponsesModel implements ChatModel {
 
   constructor(modelId: string, config: OpenAIResponsesModelConfig) {
     if (typeof modelId !== 'string' || modelId.trim() === '')
-      throw new TypeError('modelId must be a non-empty string');
+      throw new UsageError({ message: 'modelId must be a non-empty string' });
     this.modelId = modelId;
     this.provider = config.providerName;
     this.capabilities = config.capabilities;
@@ -58,25 +62,38 @@ export class OpenAIResponsesModel implements ChatModel {
     request: ChatRequest,
     options: { stream?: boolean } = {},
   ): BuiltOpenAIResponsesRequest {
+    return this.build(
+      this.config.toolSearch === 'client' ? new ClientToolSearch(request).firstRequest : request,
+      options.stream ?? false,
+    );
+  }
+
+  private build(request: ChatRequest, stream: boolean): BuiltOpenAIResponsesRequest {
     if (!this.capabilities.toolCalling && (request.tools?.length ?? 0) > 0) {
       throw new UnsupportedFeatureError({
         feature: 'toolCalling',
         message: `${this.provider} model "${this.modelId}" is configured without tool calling (capabilities.toolCalling: false), but the request has ${request.tools!.length} tool(s)`,
       });
     }
-    return buildOpenAIResponsesRequest(
-      request,
-      { ...this.config, modelId: this.modelId },
-      options.stream ?? false,
-    );
+    return buildOpenAIResponsesRequest(request, { ...this.config, modelId: this.modelId }, stream);
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
+    if (this.config.toolSearch === 'hosted') return this.generateOnce(request);
+    return ClientToolSearch.generate(request, (round) => this.generateOnce(round));
+  }
+
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    if (this.config.toolSearch === 'hosted') return this.streamOnce(request);
+    return ClientToolSearch.stream(request, (round) => this.streamOnce(round));
+  }
+
+  private async generateOnce(request: ChatRequest): Promise<ChatResponse> {
     if (request.signal?.aborted)
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request);
+    const built = this.build(request, false);
     let response: ResponsesWireResponse;
     try {
       response = (await this.config.client.responses.create(
@@ -103,7 +120,7 @@ export class OpenAIResponsesModel implements ChatModel {
       });
     }
     if (response.status === 'failed') throw responsesFailure(this.provider, response);
-    return assembleResponse(readResponsesOutput(response, this.modelId), {
+    return assembleResponse(readOpenAIResponsesOutput(response, this.modelId), {
       provider: this.provider,
       request,
       warnings: built.warnings,
@@ -112,16 +129,12 @@ export class OpenAIResponsesModel implements ChatModel {
     });
   }
 
-  stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
-    return { [Symbol.asyncIterator]: () => this.streamParts(request)[Symbol.asyncIterator]() };
-  }
-
-  private async *streamParts(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
+  private async *streamOnce(request: ChatRequest): AsyncGenerator<ChatStreamPart> {
     if (request.signal?.aborted)
       throw new CancelledError({
         message: `${this.provider}: the request was cancelled before it was sent`,
       });
-    const built = this.buildRequest(request, { stream: true });
+    const built = this.build(request, true);
     yield* streamOpenAI<ResponsesStreamEvent>({
       provider: this.provider,
       modelId: this.modelId,

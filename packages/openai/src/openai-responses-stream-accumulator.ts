@@ -1,6 +1,7 @@
 import {
   emptyUsage,
   type ChatStreamPart,
+  type ProviderToolCall,
   type ReasoningPart,
   type ToolCall,
   type Usage,
@@ -8,8 +9,11 @@ import {
 import type { OpenAIResponseParts } from './openai-response.js';
 import {
   messageText,
-  normalizeResponsesFinishReason,
-  normalizeResponsesUsage,
+  mapOpenAIResponsesFinishReason,
+  attachSearchOutput,
+  providerToolCallOf,
+  replayMetadata,
+  mapOpenAIResponsesUsage,
   reasoningPartOf,
   responsesFailure,
   uniqueCallId,
@@ -36,6 +40,8 @@ interface CallState {
   name: string;
   argumentsText: string;
   started: boolean;
+  /** A free-text (`custom_tool_call`) tool's call: the text streams as its input. */
+  custom: boolean;
 }
 
 interface ReasoningState {
@@ -60,6 +66,7 @@ export class OpenAIResponsesStreamAccumulator {
   private readonly calls: CallState[] = [];
   private readonly reasoning: ReasoningState[] = [];
   private readonly seenIds = new Set<string>();
+  private readonly providerCalls: ProviderToolCall[] = [];
   private final: ResponsesWireResponse | undefined;
   private modelId: string;
   private responseId: string | undefined;
@@ -106,6 +113,7 @@ export class OpenAIResponsesStreamAccumulator {
       case 'response.refusal.delta':
         if (typeof event.delta === 'string') this.refusal += event.delta;
         break;
+      case 'response.custom_tool_call_input.delta':
       case 'response.function_call_arguments.delta': {
         if (typeof event.delta !== 'string' || event.delta === '') break;
         const call = this.callFor(event);
@@ -116,6 +124,11 @@ export class OpenAIResponsesStreamAccumulator {
         const call = this.callFor(event);
         if (call && typeof event.arguments === 'string')
           this.settleArguments(call, event.arguments, parts);
+        break;
+      }
+      case 'response.custom_tool_call_input.done': {
+        const call = this.callFor(event);
+        if (call && typeof event.input === 'string') this.settleArguments(call, event.input, parts);
         break;
       }
       case 'response.output_item.done':
@@ -145,11 +158,11 @@ export class OpenAIResponsesStreamAccumulator {
     outputIndex: number | undefined,
     parts: ChatStreamPart[],
   ): void {
-    if (item.type === 'function_call') {
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') {
       const call = this.newCall(item, outputIndex);
       this.start(call, parts);
-      if (typeof item.arguments === 'string' && item.arguments !== '')
-        this.appendArguments(call, item.arguments, parts);
+      const text = call.custom ? item.input : item.arguments;
+      if (typeof text === 'string' && text !== '') this.appendArguments(call, text, parts);
     } else if (item.type === 'reasoning') {
       this.reasoning.push({
         itemId: item.id,
@@ -166,12 +179,21 @@ export class OpenAIResponsesStreamAccumulator {
     outputIndex: number | undefined,
     parts: ChatStreamPart[],
   ): void {
-    if (item.type === 'function_call') {
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') {
       let call = this.callFor({ item_id: item.id, output_index: outputIndex }, false);
       if (!call) call = this.newCall(item, outputIndex);
       if (call.name === '' && typeof item.name === 'string') call.name = item.name;
       this.start(call, parts);
-      if (typeof item.arguments === 'string') this.settleArguments(call, item.arguments, parts);
+      const text = call.custom ? item.input : item.arguments;
+      if (typeof text === 'string') this.settleArguments(call, text, parts);
+    } else if (item.type === 'tool_search_output') {
+      const call = attachSearchOutput(this.providerCalls, item);
+      if (call) parts.push({ type: 'provider-tool-call', call });
+    } else if (providerToolCallOf(item)) {
+      const call = providerToolCallOf(item)!;
+      this.providerCalls.push(call);
+      // A search is reported once its output arrives.
+      if (call.name !== 'tool_search') parts.push({ type: 'provider-tool-call', call });
     } else if (item.type === 'reasoning') {
       let state = this.reasoning.find((entry) => item.id !== undefined && entry.itemId === item.id);
       if (!state) {
@@ -203,6 +225,7 @@ export class OpenAIResponsesStreamAccumulator {
       name: typeof item.name === 'string' ? item.name : '',
       argumentsText: '',
       started: false,
+      custom: item.type === 'custom_tool_call',
     };
     this.calls.push(call);
     return call;
@@ -281,7 +304,11 @@ export class OpenAIResponsesStreamAccumulator {
   private toolCalls(): ToolCall[] {
     return this.calls
       .filter((call) => call.name !== '')
-      .map((call) => ({ id: call.id, name: call.name, arguments: call.argumentsText }));
+      .map((call) => ({
+        id: call.id,
+        name: call.name,
+        arguments: call.custom ? { input: call.argumentsText } : call.argumentsText,
+      }));
   }
 
   result(): OpenAIResponseParts {
@@ -293,7 +320,7 @@ export class OpenAIResponsesStreamAccumulator {
         : { type: 'reasoning' as const, text: state.text }),
       text: state.text,
     }));
-    const usage: Usage = final.usage ? normalizeResponsesUsage(final.usage) : emptyUsage();
+    const usage: Usage = final.usage ? mapOpenAIResponsesUsage(final.usage) : emptyUsage();
     const status = final.status ?? undefined;
     const incompleteReason = final.incomplete_details?.reason ?? undefined;
     return {
@@ -303,13 +330,20 @@ export class OpenAIResponsesStreamAccumulator {
       refusal: this.refusal,
       toolCalls,
       rawFinishReason: status === 'incomplete' && incompleteReason ? incompleteReason : status,
-      finishReason: normalizeResponsesFinishReason(status, incompleteReason, toolCalls.length > 0),
+      finishReason: mapOpenAIResponsesFinishReason(
+        status,
+        incompleteReason,
+        toolCalls.length > 0 ||
+          this.providerCalls.some((call) => call.approvalRequestId !== undefined && !call.result),
+      ),
       usage,
       modelId: this.modelId,
       responseId: this.responseId,
       droppedCalls: this.calls
         .filter((call) => call.name === '')
         .map((call) => ({ id: call.id, arguments: call.argumentsText })),
+      ...(this.providerCalls.length > 0 ? { providerToolCalls: this.providerCalls } : {}),
+      ...replayMetadata(final.output ?? []),
     };
   }
 }

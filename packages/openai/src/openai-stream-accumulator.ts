@@ -5,7 +5,7 @@ import {
   type ToolCall,
   type Usage,
 } from '@toolwire/schema';
-import { normalizeOpenAIUsage, type OpenAIResponseParts } from './openai-response.js';
+import { mapOpenAIUsage, type OpenAIResponseParts } from './openai-response.js';
 import type { OpenAIWireUsage } from './openai-wire.js';
 
 /** One streamed Chat Completions chunk, loosely typed: compatible servers vary. */
@@ -25,6 +25,7 @@ export interface OpenAIWireChunk {
         id?: string | null;
         type?: string;
         function?: { name?: string | null; arguments?: unknown };
+        custom?: { name?: string | null; input?: unknown };
       }> | null;
     } | null;
   }> | null;
@@ -41,6 +42,8 @@ interface CallState {
   /** Some compatible servers stream arguments as an object instead of JSON text. */
   argumentsObject: unknown;
   started: boolean;
+  /** A free-text (`custom`) tool's call: the text streams as `input`, the arguments are `{ input }`. */
+  custom: boolean;
 }
 
 /**
@@ -74,7 +77,7 @@ export class OpenAIStreamAccumulator {
     const parts: ChatStreamPart[] = [];
     if (typeof chunk.id === 'string' && this.responseId === undefined) this.responseId = chunk.id;
     if (typeof chunk.model === 'string' && chunk.model !== '') this.modelId = chunk.model;
-    if (chunk.usage) this.usage = normalizeOpenAIUsage(chunk.usage);
+    if (chunk.usage) this.usage = mapOpenAIUsage(chunk.usage);
     for (const choice of chunk.choices ?? []) {
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta ?? {};
@@ -116,10 +119,12 @@ export class OpenAIStreamAccumulator {
         argumentsText: '',
         argumentsObject: undefined,
         started: false,
+        custom: false,
       };
       this.calls.push(call);
     }
-    const name = entry.function?.name;
+    if (entry.type === 'custom' || entry.custom) call.custom = true;
+    const name = call.custom ? entry.custom?.name : entry.function?.name;
     if (typeof name === 'string' && name !== '' && call.name === '') call.name = name;
     const position = this.calls.indexOf(call);
     if (!call.started && call.name !== '') {
@@ -134,7 +139,7 @@ export class OpenAIStreamAccumulator {
           argumentsDelta: call.argumentsText,
         });
     }
-    const args = entry.function?.arguments;
+    const args = call.custom ? entry.custom?.input : entry.function?.arguments;
     if (typeof args === 'string') {
       if (args === '') return;
       call.argumentsText += args;
@@ -162,8 +167,9 @@ export class OpenAIStreamAccumulator {
       .map((call) => ({
         id: call.id,
         name: call.name,
-        arguments:
-          call.argumentsObject !== undefined && call.argumentsText === ''
+        arguments: call.custom
+          ? { input: call.argumentsText }
+          : call.argumentsObject !== undefined && call.argumentsText === ''
             ? call.argumentsObject
             : call.argumentsText,
       }));

@@ -17,22 +17,46 @@ export type OpenAIWireMessage =
 export type OpenAIUserContentPart =
   { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
-export interface OpenAIWireToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+export type OpenAIWireToolCall =
+  | { id: string; type: 'function'; function: { name: string; arguments: string } }
+  | { id: string; type: 'custom'; custom: { name: string; input: string } };
 
-export interface OpenAIToolWire {
-  type: 'function';
-  function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
-}
+/** A grammar as Chat Completions takes it (Responses has the fields one level up). */
+export type OpenAIChatCustomFormat =
+  { type: 'text' } | { type: 'grammar'; grammar: { syntax: 'lark' | 'regex'; definition: string } };
+
+export type OpenAIToolWire =
+  | {
+      type: 'function';
+      function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
+    }
+  | {
+      type: 'custom';
+      custom: { name: string; description: string; format: OpenAIChatCustomFormat };
+    };
+
+export type OpenAIToolChoiceWire =
+  | 'auto'
+  | 'none'
+  | 'required'
+  | { type: 'function'; function: { name: string } }
+  | { type: 'custom'; custom: { name: string } }
+  | {
+      type: 'allowed_tools';
+      allowed_tools: {
+        mode: 'auto' | 'required';
+        tools: Array<
+          | { type: 'function'; function: { name: string } }
+          | { type: 'custom'; custom: { name: string } }
+        >;
+      };
+    };
 
 export interface OpenAIRequestBody {
   model: string;
   messages: OpenAIWireMessage[];
   tools?: OpenAIToolWire[];
-  tool_choice?: 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+  tool_choice?: OpenAIToolChoiceWire;
   parallel_tool_calls?: boolean;
   response_format?: {
     type: 'json_schema';
@@ -74,6 +98,7 @@ export interface OpenAIWireCompletion {
         id?: string | null;
         type?: string;
         function?: { name?: string; arguments?: unknown };
+        custom?: { name?: string; input?: unknown };
       }> | null;
     };
   }>;
@@ -89,23 +114,76 @@ export type ResponsesInputContent =
 export type ResponsesInputItem =
   | { role: 'system' | 'developer' | 'user'; content: string | ResponsesInputContent[] }
   | { role: 'assistant'; content: string }
-  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string; namespace?: string }
   | { type: 'function_call_output'; call_id: string; output: string | ResponsesInputContent[] }
-  | { type: 'reasoning'; [field: string]: unknown };
+  | { type: 'custom_tool_call'; call_id: string; name: string; input: string }
+  | { type: 'custom_tool_call_output'; call_id: string; output: string | ResponsesInputContent[] }
+  | {
+      type: 'mcp_approval_response';
+      approval_request_id: string;
+      approve: boolean;
+      reason?: string;
+    }
+  /** An output item of an earlier response, sent back as the API returned it. */
+  | { type: string; [field: string]: unknown };
 
-export interface ResponsesToolWire {
+export type ResponsesCustomFormat =
+  { type: 'text' } | { type: 'grammar'; syntax: 'lark' | 'regex'; definition: string };
+
+export interface ResponsesFunctionToolWire {
   type: 'function';
   name: string;
   description: string;
   parameters: JsonSchema;
   strict: boolean;
+  defer_loading?: boolean;
+  allowed_callers?: Array<'direct' | 'programmatic'>;
 }
+
+export interface ResponsesCustomToolWire {
+  type: 'custom';
+  name: string;
+  description: string;
+  format: ResponsesCustomFormat;
+  defer_loading?: boolean;
+  allowed_callers?: Array<'direct' | 'programmatic'>;
+}
+
+export type ResponsesToolWire =
+  | ResponsesFunctionToolWire
+  | ResponsesCustomToolWire
+  | {
+      type: 'namespace';
+      name: string;
+      description: string;
+      tools: Array<ResponsesFunctionToolWire | ResponsesCustomToolWire>;
+    }
+  | { type: 'tool_search' }
+  | { type: 'programmatic_tool_calling' }
+  | {
+      type: 'mcp';
+      server_label: string;
+      server_url: string;
+      server_description?: string;
+      authorization?: string;
+      headers?: Record<string, string>;
+      allowed_tools?: string[];
+      require_approval: 'always' | 'never' | { never: { tool_names: string[] } };
+      defer_loading?: boolean;
+    };
+
+type ResponsesNamedTool = { type: 'function'; name: string } | { type: 'custom'; name: string };
 
 export interface OpenAIResponsesRequestBody {
   model: string;
   input: ResponsesInputItem[];
   tools?: ResponsesToolWire[];
-  tool_choice?: 'auto' | 'none' | 'required' | { type: 'function'; name: string };
+  tool_choice?:
+    | 'auto'
+    | 'none'
+    | 'required'
+    | ResponsesNamedTool
+    | { type: 'allowed_tools'; mode: 'auto' | 'required'; tools: ResponsesNamedTool[] };
   parallel_tool_calls?: boolean;
   text?: {
     format: {
@@ -144,10 +222,15 @@ export interface ResponsesWireItem {
   // message
   role?: string;
   content?: Array<{ type?: string; text?: string; refusal?: string }> | null;
-  // function_call
+  // function_call, custom_tool_call, mcp_call, mcp_approval_request
   call_id?: string | null;
   name?: string | null;
   arguments?: unknown;
+  input?: unknown;
+  namespace?: string | null;
+  server_label?: string | null;
+  output?: unknown;
+  error?: unknown;
   // reasoning
   summary?: Array<{ type?: string; text?: string }> | null;
   encrypted_content?: string | null;

@@ -1,12 +1,12 @@
-// pnpm bench: argument validation per call and dialect conversion per tool, with baselines
+// pnpm bench: argument validation per call and tool-schema normalisation per tool, with baselines
 // measured in the same run (ajv compiling the schema on every call; a plain JSON deep copy).
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Bench } from 'tinybench';
 import {
-  convertSchema,
+  inlineRefs,
+  normalizeToolSchema,
   parseToolArguments,
   type JsonSchema,
-  type SchemaDialect,
 } from '../src/index.js';
 import { benchRows } from '@toolwire/bench-kit';
 
@@ -51,17 +51,11 @@ bench
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     if (!ajv.compile(schema)(JSON.parse(argumentsText))) throw new Error('unexpected');
   });
-for (const dialect of [
-  'openai',
-  'openai-strict',
-  'xai',
-  'anthropic',
-  'gemini',
-] as SchemaDialect[]) {
-  bench.add(`convert: ${dialect} per tool`, () =>
-    convertSchema(schema, dialect, { toolName: 'edit_file' }),
-  );
-}
+// The providers' own dialects (OpenAI strict, Gemini) are benchmarked in their adapters.
+bench.add('convert: normalizeToolSchema per tool', () =>
+  normalizeToolSchema(schema, { toolName: 'edit_file' }),
+);
+bench.add('convert: inlineRefs per tool', () => inlineRefs(schema));
 bench.add('baseline: structuredClone per tool', () => structuredClone(schema));
 
 await bench.run();

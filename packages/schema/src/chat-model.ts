@@ -1,6 +1,8 @@
 import type { ToolSpec } from './define-tool.js';
+import { StreamProtocolError } from './provider-errors.js';
 import type { JsonSchema } from './json-schema.js';
 import type { Message, ReasoningPart } from './message.js';
+import type { ProviderToolCall, RemoteMcpServer } from './provider-tools.js';
 import type { ToolCall } from './tool-call.js';
 import type { ToolChoice } from './tool-choice.js';
 
@@ -49,6 +51,11 @@ export interface ChatRequest {
   toolChoice?: ToolChoice;
   /** Allow several tool calls in one turn (default: the provider's default, which is on). */
   parallelToolCalls?: boolean;
+  /**
+   * Remote MCP servers the provider calls for the model (OpenAI Responses, Anthropic). Providers
+   * without this fail the request with `UnsupportedFeatureError`.
+   */
+  mcpServers?: RemoteMcpServer[];
   responseFormat?: ResponseFormat;
   maxOutputTokens?: number;
   temperature?: number;
@@ -92,6 +99,12 @@ export interface ChatResponse {
   reasoning?: ReasoningPart[];
   /** With `responseFormat`: the parsed (and repaired, validated) JSON value. */
   object?: unknown;
+  /**
+   * Calls the provider ran on its side (remote MCP servers, its tool search), in order, and those
+   * waiting for the caller's approval (`approvalRequestId`). When some wait, the turn is not over:
+   * answer them in the next request (see `ToolApproval`).
+   */
+  providerToolCalls?: ProviderToolCall[];
   warnings: ChatWarning[];
   /** The model that answered, as the provider names it. */
   modelId: string;
@@ -106,6 +119,7 @@ export type ChatStreamPart =
   | { type: 'tool-call-start'; id: string; name: string; index: number }
   | { type: 'tool-call-delta'; id: string; name: string; index: number; argumentsDelta: string }
   | { type: 'tool-call'; toolCall: ToolCall }
+  | { type: 'provider-tool-call'; call: ProviderToolCall }
   | { type: 'warning'; warning: ChatWarning }
   | { type: 'finish'; response: ChatResponse };
 
@@ -139,6 +153,10 @@ export interface ChatModel {
 export async function collectStream(stream: AsyncIterable<ChatStreamPart>): Promise<ChatResponse> {
   let response: ChatResponse | undefined;
   for await (const part of stream) if (part.type === 'finish') response = part.response;
-  if (!response) throw new Error('the stream ended without a finish part');
+  if (!response)
+    throw new StreamProtocolError({
+      provider: 'unknown',
+      message: 'the stream ended without a finish part',
+    });
   return response;
 }

@@ -1,6 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { defineTool, validateToolDefinition } from './define-tool.js';
+import {
+  defineTool,
+  TEXT_INPUT_SCHEMA,
+  toToolSpec,
+  validateToolDefinition,
+} from './define-tool.js';
 import { InvalidToolDefinitionError } from './errors.js';
 import { ToolwireError } from './toolwire-error.js';
 
@@ -164,5 +169,40 @@ describe('defineTool', () => {
       { mode: 'lenient' },
     );
     expect(issues).toEqual([]);
+  });
+
+  it('keeps deferral, input examples, callers and a text input format, checking each', () => {
+    const tool = defineTool({
+      name: 'run_sql',
+      description: 'Run a read-only SQL query',
+      inputSchema: TEXT_INPUT_SCHEMA,
+      inputFormat: { type: 'grammar', syntax: 'regex', definition: '^SELECT .+$' },
+      inputExamples: [{ input: 'SELECT 1' }],
+      allowedCallers: ['direct', 'programmatic'],
+      deferred: true,
+    });
+    expect(toToolSpec(tool)).toEqual({
+      name: 'run_sql',
+      description: 'Run a read-only SQL query',
+      inputSchema: TEXT_INPUT_SCHEMA,
+      inputFormat: { type: 'grammar', syntax: 'regex', definition: '^SELECT .+$' },
+      inputExamples: [{ input: 'SELECT 1' }],
+      allowedCallers: ['direct', 'programmatic'],
+      deferred: true,
+    });
+    const issues = validateToolDefinition({
+      name: 'get_weather',
+      description: 'Current weather for a city',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      inputExamples: [{ city: 'Oslo' }, { town: 'Rome' }],
+      allowedCallers: ['robot' as never],
+      inputFormat: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' },
+    });
+    expect(issues.map((issue) => issue.pointer)).toEqual([
+      '/inputExamples/1',
+      '/allowedCallers',
+      '/inputSchema',
+    ]);
+    expect(issues[0]!.message).toMatch(/example 1 does not match the input schema: .*city/);
   });
 });

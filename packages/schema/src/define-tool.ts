@@ -1,5 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { InvalidToolDefinitionError, type Issue } from './errors.js';
+import { InvalidToolDefinitionError, formatIssues, type Issue } from './errors.js';
 import { isPlainObject, joinPointer, type JsonSchema } from './json-schema.js';
 import { getSchemaValidator, SchemaCompileError } from './schema-validator.js';
 import type { ToolResultPart } from './tool-result.js';
@@ -15,6 +15,18 @@ export interface ToolAnnotations {
   [key: string]: unknown;
 }
 
+/**
+ * A tool whose input is free text instead of JSON arguments (OpenAI custom tools): unconstrained
+ * `text`, or text that matches a `grammar` (Lark or a regular expression). Its `inputSchema` is
+ * `TEXT_INPUT_SCHEMA` (one string, `input`), which is also how it is offered where the provider
+ * has no such tools.
+ */
+export type ToolInputFormat =
+  { type: 'text' } | { type: 'grammar'; syntax: 'lark' | 'regex'; definition: string };
+
+/** Who may call a tool: the model itself, or code the provider runs for it (programmatic calling). */
+export type ToolCaller = 'direct' | 'programmatic';
+
 /** What a model is shown about a tool: provider-neutral, serialisable. */
 export interface ToolSpec {
   name: string;
@@ -22,7 +34,34 @@ export interface ToolSpec {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
+  /**
+   * Keep the tool out of the prompt until the model finds it with tool search: the provider's own
+   * (Anthropic `defer_loading` with its tool-search tool, OpenAI Responses `tool_search`) or, where
+   * there is none, a search tool the adapter offers and answers itself (`ClientToolSearch`).
+   */
+  deferred?: boolean;
+  /**
+   * Example inputs, each valid against `inputSchema`: Anthropic's `input_examples`; elsewhere they
+   * are added to the description.
+   */
+  inputExamples?: Array<Record<string, unknown>>;
+  /**
+   * Who may call the tool (default: the model only). `programmatic` lets code the provider runs call
+   * it (Anthropic's code execution, OpenAI's programmatic tool calling); providers without that
+   * offer it to the model directly.
+   */
+  allowedCallers?: ToolCaller[];
+  /** Free-text input (see `ToolInputFormat`); the call's arguments are then `{ input: text }`. */
+  inputFormat?: ToolInputFormat;
 }
+
+/** The input schema of a free-text tool (`inputFormat`): one string, `input`. */
+export const TEXT_INPUT_SCHEMA = {
+  type: 'object',
+  properties: { input: { type: 'string' } },
+  required: ['input'],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
 
 export interface ToolExecutionContext {
   toolCallId: string;
@@ -36,6 +75,11 @@ export interface ToolExecutionContext {
    * under this call's trace. Code mode's `execute_code` on a gateway runs its script against it.
    */
   tools?: ToolSource;
+  /**
+   * The W3C `traceparent` of the span this call runs in, when the host traces (the agent does):
+   * pass it on (an HTTP header, MCP `_meta.traceparent`) so the services the tool calls join the trace.
+   */
+  traceparent?: string;
 }
 
 /** Returned by `execute` to answer with rich content (images, several parts) instead of a value. */
@@ -81,6 +125,10 @@ export interface ToolDefinition<
   inputSchema: I;
   outputSchema?: O;
   annotations?: ToolAnnotations;
+  deferred?: boolean;
+  inputExamples?: Array<Record<string, unknown>>;
+  allowedCallers?: ToolCaller[];
+  inputFormat?: ToolInputFormat;
   execute?: (
     args: InferSchema<I, Record<string, unknown>>,
     context: ToolExecutionContext,
@@ -140,6 +188,7 @@ export function defineTool<
       ? { outputSchema: definition.outputSchema as JsonSchema }
       : {}),
     ...(definition.annotations !== undefined ? { annotations: definition.annotations } : {}),
+    ...toolOptionsOf(definition as ToolSpec),
     ...(definition.execute !== undefined
       ? {
           execute: definition.execute as Tool<
@@ -218,7 +267,92 @@ export function validateToolDefinition(spec: ToolSpec, options: DefineToolOption
       }
     }
   }
+  checkToolOptions(spec, issues);
   return issues;
+}
+
+const CALLERS: readonly string[] = ['direct', 'programmatic'];
+
+function checkToolOptions(spec: ToolSpec, issues: Issue[]): void {
+  if (spec.deferred !== undefined && typeof spec.deferred !== 'boolean')
+    issues.push({
+      pointer: '/deferred',
+      message: 'deferred must be true or false',
+      expected: 'boolean',
+    });
+  if (spec.inputExamples !== undefined) {
+    if (!Array.isArray(spec.inputExamples)) {
+      issues.push({
+        pointer: '/inputExamples',
+        message: 'inputExamples must be an array of example inputs',
+        expected: 'array',
+      });
+    } else if (isPlainObject(spec.inputSchema)) {
+      let validator: ReturnType<typeof getSchemaValidator> | undefined;
+      try {
+        validator = getSchemaValidator(spec.inputSchema);
+      } catch {
+        validator = undefined; // reported above
+      }
+      spec.inputExamples.forEach((example, index) => {
+        const result = validator?.validate(example);
+        if (!isPlainObject(example) || (result && !result.success)) {
+          issues.push({
+            pointer: joinPointer('/inputExamples', index),
+            message: `example ${index} does not match the input schema${
+              result && !result.success ? `: ${formatIssues(result.issues)}` : ''
+            }`,
+          });
+        }
+      });
+    }
+  }
+  if (spec.allowedCallers !== undefined) {
+    if (
+      !Array.isArray(spec.allowedCallers) ||
+      spec.allowedCallers.length === 0 ||
+      spec.allowedCallers.some((caller) => !CALLERS.includes(caller))
+    ) {
+      issues.push({
+        pointer: '/allowedCallers',
+        message: `allowedCallers must be a non-empty array of "direct" and "programmatic" (got ${JSON.stringify(spec.allowedCallers)})`,
+        expected: '["direct"] | ["programmatic"] | ["direct", "programmatic"]',
+      });
+    }
+  }
+  const format = spec.inputFormat;
+  if (format !== undefined) {
+    const valid =
+      isPlainObject(format) &&
+      (format.type === 'text' ||
+        (format.type === 'grammar' &&
+          (format.syntax === 'lark' || format.syntax === 'regex') &&
+          typeof format.definition === 'string' &&
+          format.definition !== ''));
+    if (!valid) {
+      issues.push({
+        pointer: '/inputFormat',
+        message: `inputFormat must be { type: "text" } or { type: "grammar", syntax: "lark" | "regex", definition } (got ${JSON.stringify(format)})`,
+      });
+    } else if (JSON.stringify(spec.inputSchema) !== JSON.stringify(TEXT_INPUT_SCHEMA)) {
+      issues.push({
+        pointer: '/inputSchema',
+        message:
+          'a tool with inputFormat takes one string, `input`: use TEXT_INPUT_SCHEMA as its inputSchema',
+        expected: JSON.stringify(TEXT_INPUT_SCHEMA),
+      });
+    }
+  }
+}
+
+/** The optional tool fields a spec carries (deferred, examples, callers, input format). */
+function toolOptionsOf(tool: ToolSpec): Partial<ToolSpec> {
+  return {
+    ...(tool.deferred !== undefined ? { deferred: tool.deferred } : {}),
+    ...(tool.inputExamples !== undefined ? { inputExamples: tool.inputExamples } : {}),
+    ...(tool.allowedCallers !== undefined ? { allowedCallers: tool.allowedCallers } : {}),
+    ...(tool.inputFormat !== undefined ? { inputFormat: tool.inputFormat } : {}),
+  };
 }
 
 function checkSchemaTree(
@@ -305,5 +439,6 @@ export function toToolSpec(tool: ToolSpec): ToolSpec {
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
     ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+    ...toolOptionsOf(tool),
   };
 }

@@ -137,6 +137,28 @@ export class TimeoutError extends ToolwireError {
   }
 }
 
+/**
+ * Bad input from the caller (a setting, a request field, an option): the message names the field
+ * and says what was expected. The one error class for usage mistakes in every package.
+ */
+export class UsageError extends ToolwireError {
+  /** The setting or field at fault, e.g. `request.messages` or `idleTimeoutMs`, when known. */
+  readonly field: string | undefined;
+  constructor(options: { message: string; field?: string; cause?: unknown }) {
+    super('usage', { message: options.message, cause: options.cause });
+    this.name = 'UsageError';
+    this.field = options.field;
+  }
+}
+
+/** A JSON Schema that does not compile (an unresolvable `$ref`, a bad pattern). */
+export class SchemaCompileError extends ToolwireError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('schema_compile', { message, cause: options.cause });
+    this.name = 'SchemaCompileError';
+  }
+}
+
 /** Names from `candidates` closest to `name` (edit distance), best first, at most three. */
 export function nearestNames(name: string, candidates: readonly string[], limit = 3): string[] {
   const lower = name.toLowerCase();

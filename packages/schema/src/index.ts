@@ -9,6 +9,7 @@ export {
   NoSuchToolError,
   CancelledError,
   TimeoutError,
+  UsageError,
   formatIssues,
   nearestNames,
 } from './errors.js';
@@ -49,6 +50,7 @@ export {
   validateToolDefinition,
   toToolSpec,
   toolContent,
+  TEXT_INPUT_SCHEMA,
   isToolContentOutput,
   SNAKE_CASE_TOOL_NAME,
   PROVIDER_SAFE_TOOL_NAME,
@@ -65,7 +67,10 @@ export type {
   DefineToolOptions,
   ToolExecutionContext,
   ToolContentOutput,
+  ToolInputFormat,
+  ToolCaller,
 } from './define-tool.js';
+export type { RemoteMcpServer, ProviderToolCall, ToolApproval } from './provider-tools.js';
 export {
   parseToolArguments,
   scanJsonPrefix,
@@ -85,6 +90,7 @@ export {
   failureText,
   toolFailureFromError,
   toolResultText,
+  base64Bytes,
 } from './tool-result.js';
 export type {
   ToolResult,
@@ -94,6 +100,7 @@ export type {
   ImagePart,
   ResourcePart,
   ToolFailure,
+  ToolResultTextOptions,
 } from './tool-result.js';
 export { assertToolChoice, toolChoiceViolation, InvalidToolChoiceError } from './tool-choice.js';
 export type { ToolChoice } from './tool-choice.js';
@@ -130,13 +137,23 @@ export type {
   ResponseFormat,
   Usage,
 } from './chat-model.js';
-export { convertSchema, convertToolSchemas, inlineRefs } from './schema-dialects.js';
+export {
+  normalizeToolSchema,
+  normalizeToolSchemas,
+  objectRootSchema,
+  stripAnnotations,
+  schemaChangeLog,
+  mapSubschemas,
+  mergeObjectBranches,
+  removeKeywords,
+  isObjectSchema,
+  inlineRefs,
+} from './normalize-tool-schema.js';
 export type {
-  SchemaDialect,
   SchemaChange,
-  DialectResult,
-  ConvertSchemaOptions,
-} from './schema-dialects.js';
+  SchemaChangeReporter,
+  ConvertedSchema,
+} from './normalize-tool-schema.js';
 export { estimateTokens, estimateToolListTokens } from './token-estimate.js';
 export {
   ToolSelectionResponseSchema,
@@ -151,6 +168,13 @@ export type {
 } from './stage-schemas.js';
 export { compileGlobs, matchesGlob } from './glob.js';
 export { ToolSearchIndex, DEFAULT_SEARCH_LIMIT, searchTerms } from './tool-search.js';
+export {
+  ClientToolSearch,
+  CLIENT_TOOL_SEARCH_KEY,
+  hasDeferredTools,
+} from './client-tool-search.js';
+export type { ClientToolSearchOptions } from './client-tool-search.js';
+export { describeWithExamples, plainFunctionTool, textInputSchema } from './plain-function-tool.js';
 export type { SearchableTool, ToolSearchMatch, ToolSearchOptions } from './tool-search.js';
 export { lazyProvider } from './lazy-provider.js';
 export type { GlobMatcher } from './glob.js';
@@ -183,3 +207,5 @@ export {
   gatewayDescription,
 } from './gateway-tool.js';
 export type { GatewayAction, GatewayRequest, GatewayTarget } from './gateway-tool.js';
+export { parseTraceparent, formatTraceparent } from './traceparent.js';
+export type { TraceparentFields } from './traceparent.js';

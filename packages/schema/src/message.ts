@@ -1,3 +1,4 @@
+import type { ToolApproval } from './provider-tools.js';
 import type { ToolCall } from './tool-call.js';
 import type { ImagePart, TextPart, ToolResult } from './tool-result.js';
 
@@ -38,10 +39,14 @@ export interface AssistantMessage {
   providerMetadata?: Record<string, unknown>;
 }
 
-/** The results of one assistant turn's tool calls, in call order. */
+/**
+ * The results of one assistant turn's tool calls, in call order, and the answers to the
+ * provider's approval requests of that turn (provider-run tools; `results` may then be empty).
+ */
 export interface ToolMessage {
   role: 'tool';
   results: ToolResult[];
+  approvals?: ToolApproval[];
 }
 
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;

@@ -92,6 +92,37 @@ describe('tool choice', () => {
     expect(() => assertToolChoice('sometimes' as never, ['a'])).toThrow(/toolChoice must be/);
   });
 
+  it('checks an allowed set of tools: non-empty, known names, auto or required', () => {
+    expect(() =>
+      assertToolChoice({ type: 'allowed', toolNames: ['a', 'b'], mode: 'required' }, [
+        'a',
+        'b',
+        'c',
+      ]),
+    ).not.toThrow();
+    expect(() => assertToolChoice({ type: 'allowed', toolNames: [] }, ['a'])).toThrow(
+      /needs toolNames, a non-empty array/,
+    );
+    expect(() => assertToolChoice({ type: 'allowed', toolNames: ['a', 'x', 'y'] }, ['a'])).toThrow(
+      /allows "x", "y", which are not among the request's tools \(a\)/,
+    );
+    expect(() =>
+      assertToolChoice({ type: 'allowed', toolNames: ['a'], mode: 'always' as never }, ['a']),
+    ).toThrow(/mode "auto" or "required"/);
+  });
+
+  it('detects calls outside an allowed set, and no call when one was required', () => {
+    const allowed = { type: 'allowed' as const, toolNames: ['a', 'b'] };
+    expect(toolChoiceViolation(allowed, ['a', 'c'])).toBe(
+      'toolChoice allowed only a, b but the model called c',
+    );
+    expect(toolChoiceViolation(allowed, [])).toBeUndefined();
+    expect(toolChoiceViolation({ ...allowed, mode: 'required' }, [])).toBe(
+      'toolChoice required one of a, b but the model called no tool',
+    );
+    expect(toolChoiceViolation(allowed, ['b'])).toBeUndefined();
+  });
+
   it('detects after the fact when a provider ignored the choice', () => {
     expect(toolChoiceViolation('none', ['a'])).toBe('toolChoice was "none" but the model called a');
     expect(toolChoiceViolation('required', [])).toBe(
@@ -126,6 +157,31 @@ describe('tool calls and results', () => {
     expect(text).toBe(
       'here\n[image: image/png, 300 bytes, not shown: this model does not accept images in tool results]',
     );
+  });
+
+  it('leaves images out or names them as asked, and marks failures for flagless wire formats', () => {
+    const result = {
+      toolCallId: '1',
+      toolName: 'shot',
+      isError: true,
+      content: [
+        { type: 'json' as const, value: { code: 7 } },
+        { type: 'image' as const, data: 'AAAA', mediaType: 'image/png' },
+        { type: 'resource' as const, uri: 'file:///a.txt', mimeType: 'text/plain' },
+      ],
+    };
+    expect(toolResultText(result, { imageText: () => undefined })).toBe(
+      '{"code":7}\n[resource file:///a.txt (text/plain)]',
+    );
+    expect(
+      toolResultText(result, { imageText: (image) => `<${image.mediaType}>`, markFailure: true }),
+    ).toBe('Tool execution failed: {"code":7}\n<image/png>\n[resource file:///a.txt (text/plain)]');
+    const empty = { ...result, content: [] };
+    expect(toolResultText(empty, { markFailure: true })).toBe('Tool execution failed.');
+    expect(toolResultText({ ...empty, isError: false }, { markFailure: true })).toBe(
+      '(the tool returned no content)',
+    );
+    expect(toolResultText({ ...empty, isError: false })).toBe('');
   });
 
   it('classifies thrown errors into categories', () => {
@@ -223,5 +279,30 @@ describe('estimateTokens', () => {
     expect(estimateToolListTokens([tool, { ...tool, name: 'get_forecast' }])).toBeGreaterThan(
       one * 1.8,
     );
+  });
+});
+
+describe('parseTraceparent', () => {
+  it('reads a W3C traceparent and refuses malformed, ff-version and all-zero ids', async () => {
+    const { parseTraceparent, formatTraceparent } = await import('./traceparent.js');
+    const header = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const fields = parseTraceparent(` ${header} `);
+    expect(fields).toEqual({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+    });
+    expect(formatTraceparent(fields!)).toBe(header);
+    expect(
+      parseTraceparent('ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'),
+    ).toBeUndefined();
+    expect(
+      parseTraceparent('00-00000000000000000000000000000000-b7ad6b7169203331-01'),
+    ).toBeUndefined();
+    expect(
+      parseTraceparent('00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01'),
+    ).toBeUndefined();
+    expect(parseTraceparent('00-xyz')).toBeUndefined();
+    expect(parseTraceparent(undefined)).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 // `#compile-schema` is ajv where the runtime may generate code and @cfworker/json-schema in
 // browsers and workers (package.json `imports`; see compile-schema-ajv.ts).
 import { compileSchema } from '#compile-schema';
-import type { Issue } from './errors.js';
+import { SchemaCompileError, type Issue } from './errors.js';
 import type { JsonSchema } from './json-schema.js';
 import type { SchemaCheck } from './schema-issues.js';
 
@@ -16,7 +16,7 @@ export interface SchemaValidator<T = unknown> {
 // Compiled once per schema object; schemas are treated as immutable once handed to us.
 const cache = new WeakMap<object, SchemaValidator>();
 
-export class SchemaCompileError extends Error {}
+export { SchemaCompileError };
 
 function validatorOf<T>(schema: JsonSchema, check: SchemaCheck): SchemaValidator<T> {
   const validator: SchemaValidator<T> = {

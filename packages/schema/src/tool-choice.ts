@@ -5,9 +5,18 @@ import { ToolwireError } from './toolwire-error.js';
  * - `auto`: the model decides;
  * - `none`: no tool calls (tools stay declared, so earlier tool turns remain valid);
  * - `required`: at least one tool call;
- * - `{ type: 'tool', toolName }`: exactly this tool.
+ * - `{ type: 'tool', toolName }`: exactly this tool;
+ * - `{ type: 'allowed', toolNames, mode }`: only these tools, the model deciding whether to call one
+ *   (`mode: 'auto'`, the default) or having to (`'required'`). The request still declares every
+ *   tool, so the tool list, and with it the provider's prompt cache, stays the same from turn to
+ *   turn (OpenAI `allowed_tools`; Gemini `allowedFunctionNames`; checked after the fact elsewhere).
  */
-export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; toolName: string };
+export type ToolChoice =
+  | 'auto'
+  | 'none'
+  | 'required'
+  | { type: 'tool'; toolName: string }
+  | { type: 'allowed'; toolNames: readonly string[]; mode?: 'auto' | 'required' };
 
 export class InvalidToolChoiceError extends ToolwireError {
   constructor(message: string) {
@@ -27,9 +36,29 @@ export function assertToolChoice(
       throw new InvalidToolChoiceError('toolChoice "required" needs at least one tool');
     return;
   }
+  if (typeof choice === 'object' && choice !== null && choice.type === 'allowed') {
+    const names: unknown = choice.toolNames;
+    if (
+      !Array.isArray(names) ||
+      names.length === 0 ||
+      names.some((name) => typeof name !== 'string') ||
+      (choice.mode !== undefined && choice.mode !== 'auto' && choice.mode !== 'required')
+    ) {
+      throw new InvalidToolChoiceError(
+        `toolChoice { type: "allowed" } needs toolNames, a non-empty array of tool names, and mode "auto" or "required" (got ${JSON.stringify(choice)})`,
+      );
+    }
+    const unknown = (names as string[]).filter((name) => !toolNames.includes(name));
+    if (unknown.length > 0) {
+      throw new InvalidToolChoiceError(
+        `toolChoice allows ${unknown.map((name) => `"${name}"`).join(', ')}, which ${unknown.length === 1 ? 'is' : 'are'} not among the request's tools (${toolNames.join(', ') || 'none'})`,
+      );
+    }
+    return;
+  }
   if (typeof choice !== 'object' || choice.type !== 'tool' || typeof choice.toolName !== 'string') {
     throw new InvalidToolChoiceError(
-      `toolChoice must be "auto", "none", "required" or { type: "tool", toolName } (got ${JSON.stringify(choice)})`,
+      `toolChoice must be "auto", "none", "required", { type: "tool", toolName } or { type: "allowed", toolNames } (got ${JSON.stringify(choice)})`,
     );
   }
   if (!toolNames.includes(choice.toolName)) {
@@ -57,6 +86,14 @@ export function toolChoiceViolation(
     return calledToolNames.length === 0
       ? 'toolChoice was "required" but the model called no tool'
       : undefined;
+  }
+  if (choice.type === 'allowed') {
+    const outside = calledToolNames.filter((name) => !choice.toolNames.includes(name));
+    if (outside.length > 0)
+      return `toolChoice allowed only ${choice.toolNames.join(', ')} but the model called ${outside.join(', ')}`;
+    if (choice.mode === 'required' && calledToolNames.length === 0)
+      return `toolChoice required one of ${choice.toolNames.join(', ')} but the model called no tool`;
+    return undefined;
   }
   const others = calledToolNames.filter((name) => name !== choice.toolName);
   if (calledToolNames.length === 0)

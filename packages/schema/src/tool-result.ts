@@ -152,22 +152,54 @@ export function toolFailureFromError(error: unknown): ToolFailure {
   return { category: 'unknown', message: errorMessage(error) };
 }
 
+export interface ToolResultTextOptions {
+  /**
+   * The text an image part becomes; `undefined` leaves it out. Default: a short placeholder that
+   * says what was there (never base64 in text).
+   */
+  imageText?: (image: ImagePart) => string | undefined;
+  /**
+   * Say in the text that the call failed, for wire formats whose tool messages have no error flag
+   * (Chat Completions, Ollama): a failure's text starts with "Tool execution failed", and an empty
+   * result says whether it failed or returned nothing.
+   */
+  markFailure?: boolean;
+}
+
+/** The approximate size of base64 data, in bytes. */
+export function base64Bytes(base64: string): number {
+  return Math.round((base64.length * 3) / 4);
+}
+
+const FAILURE_PREFIX = 'Tool execution failed';
+
 /**
- * One text rendering of a result, for providers or UIs that accept only text.
- * Images become a short placeholder that says what was there, never base64 in text.
+ * The one text rendering of a result, for providers or UIs that accept only text: parts joined
+ * by newlines (JSON as JSON text, a resource as its text or a placeholder naming it).
  */
-export function toolResultText(result: ToolResult): string {
-  const pieces = result.content.map((part) => {
-    switch (part.type) {
-      case 'text':
-        return part.text;
-      case 'json':
-        return JSON.stringify(part.value);
-      case 'image':
-        return `[image: ${part.mediaType}, ${Math.round((part.data.length * 3) / 4)} bytes, not shown: this model does not accept images in tool results]`;
-      case 'resource':
-        return part.text ?? `[resource ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}]`;
-    }
-  });
-  return pieces.join('\n');
+export function toolResultText(result: ToolResult, options: ToolResultTextOptions = {}): string {
+  const imageText =
+    options.imageText ??
+    ((part: ImagePart) =>
+      `[image: ${part.mediaType}, ${base64Bytes(part.data)} bytes, not shown: this model does not accept images in tool results]`);
+  const pieces: string[] = [];
+  for (const part of result.content) {
+    const piece = part.type === 'image' ? imageText(part) : partText(part);
+    if (piece !== undefined) pieces.push(piece);
+  }
+  const text = pieces.join('\n');
+  if (!options.markFailure) return text;
+  if (text === '') return result.isError ? `${FAILURE_PREFIX}.` : '(the tool returned no content)';
+  return result.isError && !text.startsWith(FAILURE_PREFIX) ? `${FAILURE_PREFIX}: ${text}` : text;
+}
+
+function partText(part: TextPart | JsonPart | ResourcePart): string {
+  switch (part.type) {
+    case 'text':
+      return part.text;
+    case 'json':
+      return JSON.stringify(part.value);
+    case 'resource':
+      return part.text ?? `[resource ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}]`;
+  }
 }

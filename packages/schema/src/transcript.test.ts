@@ -73,6 +73,25 @@ describe('validateTranscript', () => {
 });
 
 describe('repairTranscript', () => {
+  it('keeps the answers to provider approval requests right after the turn that asked', () => {
+    const approvals = [{ approvalRequestId: 'mcpr_1', approved: true }];
+    const messages: Message[] = [
+      user('go'),
+      { role: 'assistant', content: 'needs approval' },
+      { role: 'tool', results: [], approvals },
+      { role: 'assistant', content: 'calling', toolCalls: [call('a')] },
+      { role: 'tool', results: [], approvals },
+    ];
+    expect(validateTranscript(messages.slice(0, 3))).toEqual([]);
+    const { messages: fixed } = repairTranscript(messages);
+    expect(fixed[2]).toEqual({ role: 'tool', results: [], approvals });
+    expect(fixed[4]).toEqual({
+      role: 'tool',
+      results: [expect.objectContaining({ toolCallId: 'a', isError: true })],
+      approvals,
+    });
+  });
+
   it('inserts explicit cancelled results for calls that never got one', () => {
     const messages: Message[] = [
       user('go'),

@@ -151,7 +151,14 @@ export function repairTranscript(messages: readonly Message[]): TranscriptRepair
         if (!callIds.has(result.toolCallId))
           fixes.push(`dropped orphan result "${result.toolCallId}" (${result.toolName})`);
       }
-      continue; // re-emitted next to its assistant turn below
+      // Answers to the provider's approval requests stay right after the turn that asked.
+      if (message.approvals && message.approvals.length > 0) {
+        const last = out.at(-1);
+        if (last?.role === 'tool')
+          last.approvals = [...(last.approvals ?? []), ...message.approvals];
+        else out.push({ role: 'tool', results: [], approvals: message.approvals });
+      }
+      continue; // results are re-emitted next to their assistant turn below
     }
     out.push(message);
     if (message.role === 'assistant' && message.toolCalls && message.toolCalls.length > 0) {

@@ -31,7 +31,7 @@ export interface WireExpectations {
   toolNames(body: any): string[];
   /** The declared tool's JSON Schema, as sent. */
   toolSchema(body: any, name: string): any;
-  assertToolChoice(body: any, choice: ToolChoice): void;
+  assertToolChoice(body: any, choice: Exclude<ToolChoice, { type: 'allowed' }>): void;
   assertParallelToolCalls(body: any, parallel: boolean): void;
   /** Whether the provider enforces tool choice / parallel calls (else it is checked after the fact). */
   enforcesToolChoice: boolean;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startFakeProvider, type FakeProvider } from './fake-provider.js';
 import { wireFixture } from './wire-fixtures.js';
 
@@ -177,7 +177,9 @@ describe('startFakeProvider', () => {
   it('ends hanging requests on close', async () => {
     fake = await startFakeProvider({ provider: 'ollama', turns: [{ hang: true }] });
     const pending = post('/api/chat', {});
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    pending.catch(() => undefined);
+    const server = fake;
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
     await fake.close();
     fake = undefined;
     await expect(pending).rejects.toThrow();

@@ -20,6 +20,13 @@ export {
 } from './chat-model-contract.js';
 export type { ChatModelContractOptions } from './chat-model-contract.js';
 export { WIRE_EXPECTATIONS } from './contract-wire-expectations.js';
+export {
+  runToolFeaturesContract,
+  FEATURE_TOOLS,
+  FEATURES_REQUEST,
+  CONTRACT_MCP_SERVER,
+} from './tool-features-contract.js';
+export type { ToolFeaturesWire, ToolFeaturesContractOptions } from './tool-features-contract.js';
 export type {
   WireExpectations,
   ExpectedContinuation,
