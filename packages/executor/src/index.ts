@@ -6,7 +6,21 @@ export { createIsolatedVMExecutor, isIsolatedVMAvailable } from './isolated-vm-e
 export type { IsolatedVMExecutorOptions } from './isolated-vm-executor.js';
 export { defaultLimits, resolveLimits } from './limits.js';
 export { sourceTooLarge } from './prepare-script.js';
-export { ExecutionError, InvalidRunOptionsError, ExecutorClosedError } from './errors.js';
+export {
+  ExecutionError,
+  InvalidRunOptionsError,
+  ExecutorClosedError,
+  SandboxBusyError,
+  WaitAbortedError,
+} from './errors.js';
+export type { SandboxResource } from './errors.js';
+export { FairShare } from './fair-share.js';
+export type {
+  FairShareGrant,
+  FairShareLimits,
+  FairShareOptions,
+  FairShareSnapshot,
+} from './fair-share.js';
 export type {
   Executor,
   RunOptions,

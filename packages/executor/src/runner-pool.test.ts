@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AcquireAbortedError, RunnerPool } from './runner-pool.js';
+import { WaitAbortedError } from './errors.js';
+import { RunnerPool } from './runner-pool.js';
 import type { RunnerChannel } from './runner-pool.js';
 
 interface FakeChannel extends RunnerChannel {
@@ -83,7 +84,7 @@ describe('RunnerPool', () => {
     const controller = new AbortController();
     const waiting = pool.acquire(controller.signal);
     controller.abort();
-    await expect(waiting).rejects.toThrow(AcquireAbortedError);
+    await expect(waiting).rejects.toThrow(WaitAbortedError);
     pool.release(busy);
     expect(await pool.acquire()).toBe(busy);
   });

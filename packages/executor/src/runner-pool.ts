@@ -1,3 +1,4 @@
+import { WaitAbortedError } from './errors.js';
 import type { HostMessage, RunnerMessage } from './protocol.js';
 
 /** One worker thread or child process that runs one script at a time. */
@@ -14,14 +15,6 @@ export interface RunnerChannel {
   terminate(): Promise<void>;
   /** True when the runner can cancel a busy engine through shared memory (worker threads). */
   readonly sharedStopFlag: boolean;
-}
-
-/** The run was cancelled while it waited for a free runner. */
-export class AcquireAbortedError extends Error {
-  constructor() {
-    super('cancelled while waiting for a runner');
-    this.name = 'AcquireAbortedError';
-  }
 }
 
 interface PooledRunner {
@@ -70,7 +63,7 @@ export class RunnerPool {
       const onAbort = (): void => {
         const index = this.waiting.indexOf(waiter);
         if (index >= 0) this.waiting.splice(index, 1);
-        reject(new AcquireAbortedError());
+        reject(new WaitAbortedError({ reason: 'cancelled' }));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(waiter);
@@ -104,7 +97,8 @@ export class RunnerPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of this.waiting.splice(0)) waiter.reject(new Error('pool closed'));
+    for (const waiter of this.waiting.splice(0))
+      waiter.reject(new WaitAbortedError({ reason: 'closed' }));
     await Promise.all([...this.all].map((runner) => runner.channel.terminate()));
     this.all.clear();
     this.idle.length = 0;
