@@ -2,13 +2,25 @@
 // event loop, under the worker's heap limit. Erasable TypeScript only: in development Node loads
 // this file directly (type stripping); the published build ships it as dist/type-check-worker.js.
 import { parentPort, workerData } from 'node:worker_threads';
-import { CodeTypeChecker } from './type-checker.ts';
-import type { TypeCheckReply, TypeCheckRequest } from './isolated-type-checker.ts';
-import type { TypeCheckerOptions } from './type-checker.ts';
+import type { TypeCheckerOptions } from './code-diagnostic.ts';
+import type { TypeCheckReply, TypeCheckRequest } from './checker-worker.ts';
+import type * as TypeCheckerModule from './type-checker.ts';
 
 if (!parentPort) throw new Error('type-check-worker must run in a worker thread');
 const port = parentPort;
-const checker = new CodeTypeChecker(workerData as TypeCheckerOptions);
+
+let checkerModule: typeof TypeCheckerModule;
+try {
+  // `typescript` is an optional peer dependency: without it there is nothing to check with.
+  checkerModule = await import('./type-checker.ts');
+} catch (error) {
+  port.postMessage({
+    type: 'unavailable',
+    message: error instanceof Error ? error.message : String(error),
+  } satisfies TypeCheckReply);
+  process.exit(0);
+}
+const checker = new checkerModule.CodeTypeChecker(workerData as TypeCheckerOptions);
 let declarations = '';
 let prelude = '';
 

@@ -5,7 +5,7 @@ export type { QuickJSExecutorOptions } from './quickjs-executor.js';
 export { createIsolatedVMExecutor, isIsolatedVMAvailable } from './isolated-vm-executor.js';
 export type { IsolatedVMExecutorOptions } from './isolated-vm-executor.js';
 export { defaultLimits, resolveLimits } from './limits.js';
-export { sourceTooLarge } from './prepare-script.js';
+export { sourceTooLarge, stripMarkdownFence } from './prepare-script.js';
 export {
   ExecutionError,
   InvalidRunOptionsError,

@@ -1,0 +1,49 @@
+import { createQuickJSExecutor } from '@toolwire/executor';
+import type { Executor, FairShareOptions } from '@toolwire/executor';
+import { sharedTypeChecker } from './isolated-type-checker.js';
+
+let sharedExecutor: Executor | undefined;
+/** Code modes using the shared executor and not yet closed. */
+let sharedUsers = 0;
+let runShare: FairShareOptions | undefined;
+
+/** The QuickJS executor code modes share when given none, made on first use. */
+export function defaultExecutor(): Executor {
+  sharedExecutor ??= createQuickJSExecutor(runShare ? { fairShare: runShare } : {});
+  return sharedExecutor;
+}
+
+export function useDefaultExecutor(): void {
+  sharedUsers++;
+}
+
+export async function releaseDefaultExecutor(): Promise<void> {
+  sharedUsers = Math.max(0, sharedUsers - 1);
+  if (sharedUsers === 0) await closeDefaultExecutor();
+}
+
+/**
+ * Closes the shared default executor now, whoever still uses it (it is made again if code mode
+ * needs it later). Normally not needed: it closes when the last code mode using it is closed.
+ */
+export async function closeDefaultExecutor(): Promise<void> {
+  const executor = sharedExecutor;
+  sharedExecutor = undefined;
+  await executor?.close();
+}
+
+/**
+ * How owners (`CodeModeOptions.owner`, a gateway's token client names) share the process-wide
+ * sandbox: the default executor's runners (`runs`) and the shared type checker's workers
+ * (`typeChecks`). Applies at once, also to runs and checks already waiting.
+ */
+export function configureSharedSandbox(share: {
+  runs?: FairShareOptions;
+  typeChecks?: FairShareOptions;
+}): void {
+  if (share.runs) {
+    runShare = share.runs;
+    sharedExecutor?.setFairShare(share.runs);
+  }
+  if (share.typeChecks) sharedTypeChecker().setFairShare(share.typeChecks);
+}
