@@ -1,5 +1,7 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, runToolwire, type Sandbox } from './helpers.js';
 
@@ -255,5 +257,62 @@ describe('toolwire code run', () => {
     const missing = await run([...nativeOnly(), 'code', 'run', join(sandbox.home, 'nope.ts')]);
     expect(missing.code).toBe(2);
     expect(expectOneLineError(missing.stderr)).toContain('no such file');
+  });
+});
+
+describe('toolwire code run (servers started on demand)', () => {
+  /** A config whose one server (server-memory) appends a line to a log file each time it starts. */
+  function countedServer(): { args: string[]; starts: () => number } {
+    const log = join(sandbox.home, 'starts.log');
+    writeFileSync(log, '');
+    const manifest = createRequire(import.meta.url).resolve(
+      '@modelcontextprotocol/server-memory/package.json',
+    );
+    const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> };
+    const entry = join(dirname(manifest), Object.values(bin)[0]!);
+    const wrapper = join(sandbox.home, 'counted-memory.mjs');
+    writeFileSync(
+      wrapper,
+      `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, 'started\\n');\nawait import(${JSON.stringify(pathToFileURL(entry).href)});\n`,
+    );
+    const file = join(sandbox.home, 'counted.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        nativeTools: [],
+        mcpServers: {
+          memory: {
+            command: process.execPath,
+            args: [wrapper],
+            env: { MEMORY_FILE_PATH: join(sandbox.home, 'memory.jsonl') },
+          },
+        },
+      }),
+    );
+    const starts = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
+    return { args: ['--config', file], starts };
+  }
+
+  it('starts a server the tool cache knows only when the script calls one of its tools', async () => {
+    const { args, starts } = countedServer();
+    // First run: the cache does not know the server yet, so it starts to list its tools.
+    const first = await run([...args, 'code', 'run', '-'], 'return 1;');
+    expect(first.stdout.trim()).toBe('1');
+    expect(starts()).toBe(1);
+    // Its tools are now known: a script that calls none of them starts nothing, and is still
+    // checked against their declarations.
+    const quiet = await run(
+      [...args, 'code', 'run', '-'],
+      'const use: typeof memory__read_graph | undefined = undefined;\nreturn 2;',
+    );
+    expect({ code: quiet.code, stdout: quiet.stdout.trim() }).toEqual({ code: 0, stdout: '2' });
+    expect(starts()).toBe(1);
+    const calling = await run(
+      [...args, 'code', 'run', '-'],
+      'const graph = await memory__read_graph({});\nreturn Object.keys(graph as object);',
+    );
+    expect(calling.code).toBe(0);
+    expect(JSON.parse(calling.stdout)).toEqual(['entities', 'relations']);
+    expect(starts()).toBe(2);
   });
 });

@@ -87,6 +87,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     },
     warmUp() {
       const { declarations } = current();
+      (executor ?? defaultExecutor()).warmUp().catch(() => {});
       checker.warmUp();
       void checker
         .check('return;', declarations.text, declarations.checkPrelude, {

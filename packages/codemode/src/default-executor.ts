@@ -47,3 +47,17 @@ export function configureSharedSandbox(share: {
   }
   if (share.typeChecks) sharedTypeChecker().setFairShare(share.typeChecks);
 }
+
+/**
+ * Starts the shared sandbox now, before the first run needs it: the default executor's first
+ * runner (the engine loaded) and, unless `typecheck` is false, the type checker's worker
+ * (TypeScript loaded, its lib files parsed). Returns at once; what it starts loads in the
+ * background and never keeps the process alive.
+ */
+export function warmUpSharedSandbox(options: { typecheck?: boolean } = {}): void {
+  if (options.typecheck !== false) sharedTypeChecker().warmUp();
+  // A runner that cannot start is reported by the run that needs it.
+  defaultExecutor()
+    .warmUp()
+    .catch(() => {});
+}

@@ -16,7 +16,11 @@ export type {
   ToolSearchResult,
   TypecheckMode,
 } from './code-mode-types.js';
-export { closeDefaultExecutor, configureSharedSandbox } from './default-executor.js';
+export {
+  closeDefaultExecutor,
+  configureSharedSandbox,
+  warmUpSharedSandbox,
+} from './default-executor.js';
 export {
   formatRunResult,
   EXECUTE_CODE_TOOL_NAME,

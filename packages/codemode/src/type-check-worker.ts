@@ -1,6 +1,7 @@
 // Worker-thread entry of IsolatedTypeChecker: the TypeScript compiler runs here, off the host's
 // event loop, under the worker's heap limit. Erasable TypeScript only: in development Node loads
 // this file directly (type stripping); the published build ships it as dist/type-check-worker.js.
+import { enableCompileCache } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { TypeCheckerOptions } from './code-diagnostic.ts';
 import type { TypeCheckReply, TypeCheckRequest } from './checker-worker.ts';
@@ -9,6 +10,10 @@ import type * as TypeCheckerModule from './type-checker.ts';
 if (!parentPort) throw new Error('type-check-worker must run in a worker thread');
 const port = parentPort;
 
+// `typescript` is 9 MB of JavaScript: Node's compile cache (in the system temp directory, or
+// NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off) spares compiling it again in
+// every process that checks.
+enableCompileCache?.();
 let checkerModule: typeof TypeCheckerModule;
 try {
   // `typescript` is an optional peer dependency: without it there is nothing to check with.

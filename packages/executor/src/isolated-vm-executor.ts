@@ -60,6 +60,7 @@ export async function createIsolatedVMExecutor(
       if (closed) throw new ExecutorClosedError({ executor: 'isolated-vm' });
       return runScript({ pool, share, script, options: runOptions, baseLimits, stopGraceMs });
     },
+    warmUp: (count = 1) => pool.warm(count),
     usage: () => share.snapshot(),
     setFairShare: (next) => share.configure(next),
     async close(): Promise<void> {

@@ -45,6 +45,7 @@ export function createQuickJSExecutor(options: QuickJSExecutorOptions = {}): Exe
       if (closed) throw new ExecutorClosedError({ executor: 'quickjs' });
       return runScript({ pool, share, script, options: runOptions, baseLimits, stopGraceMs });
     },
+    warmUp: (count = 1) => pool.warm(count),
     usage: () => share.snapshot(),
     setFairShare: (next) => share.configure(next),
     async close(): Promise<void> {

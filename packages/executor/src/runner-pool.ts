@@ -90,6 +90,7 @@ export class RunnerPool {
 
   /** Starts runners up to `count` so the first runs do not pay for engine start-up. */
   async warm(count = this.size): Promise<void> {
+    if (this.closed) return;
     const started: PooledRunner[] = [];
     while (this.all.size < Math.min(count, this.size)) started.push(await this.create());
     for (const runner of started) this.release(runner);

@@ -131,6 +131,11 @@ export interface Executor {
    * has as many runs waiting as its share allows; everything the script does is in the result.
    */
   run(script: string, options?: RunOptions): Promise<RunResult>;
+  /**
+   * Starts up to `count` runners (default 1) now, so the first runs do not wait for an engine to
+   * load; resolves when they are ready. Idle runners never keep the process alive.
+   */
+  warmUp(count?: number): Promise<void>;
   /** Runs holding a runner and runs waiting for one, per owner. */
   usage(): FairShareSnapshot;
   /** Changes how owners share the pool (a config reload); runs already going keep their runner. */
