@@ -53,6 +53,8 @@ export class IsolatedTypeChecker {
     worker: CheckerWorker | undefined;
     busy: boolean;
     idle?: NodeJS.Timeout;
+    /** Whose check the slot ran last. */
+    owner?: string;
   }>;
   private readonly share: FairShare;
 
@@ -97,8 +99,10 @@ export class IsolatedTypeChecker {
     );
     if (tooLarge)
       return { diagnostics: [limitDiagnostic(tooLarge.message)], queuedMs: 0, checkMs: 0 };
-    const grant = await this.share.acquire(runOptions.owner ?? '', runOptions.signal);
-    const slot = this.pickSlot(declarations);
+    const owner = runOptions.owner ?? '';
+    const grant = await this.share.acquire(owner, runOptions.signal);
+    const slot = this.pickSlot(owner, declarations);
+    slot.owner = owner;
     const started = performance.now();
     try {
       slot.busy = true;
@@ -148,12 +152,18 @@ export class IsolatedTypeChecker {
     }
   }
 
-  /** A free slot, preferring a worker that already holds these declarations, then a started one. */
-  private pickSlot(declarations: string) {
+  /**
+   * A free slot: the one this owner used last (so an owner whose checks kill their worker, type
+   * bombs, restarts its own and not another owner's warm one), else a started worker that holds
+   * these declarations, else any started worker, else a new one.
+   */
+  private pickSlot(owner: string, declarations: string) {
     const free = this.slots.filter((slot) => !slot.busy);
+    const alive = free.filter((slot) => slot.worker && !slot.worker.retired);
     return (
-      free.find((slot) => slot.worker?.declarations === declarations && !slot.worker.retired) ??
-      free.find((slot) => slot.worker && !slot.worker.retired) ??
+      free.find((slot) => slot.owner === owner) ??
+      alive.find((slot) => slot.worker!.declarations === declarations) ??
+      alive[0] ??
       free[0]!
     );
   }
