@@ -5,6 +5,7 @@
 // read with acorn.
 import { createRequire } from 'node:module';
 import { parse } from 'acorn';
+import type * as AmaroModule from 'amaro';
 import { stripMarkdownFence } from '@toolwire/executor';
 import { scriptWrapperEnd, scriptWrapperStart } from './code-diagnostic.js';
 
@@ -32,7 +33,7 @@ interface AmaroError {
   startLine?: number;
   startColumn?: number;
 }
-type Amaro = { transformSync(code: string, options: { mode: 'strip-only' }): { code: string } };
+type Amaro = Pick<typeof AmaroModule, 'transformSync'>;
 let amaro: Amaro | undefined;
 
 /** Loaded on the first script, not when the package is imported. */
