@@ -1,6 +1,7 @@
 // One type-check worker thread, as the host sees it: started, ready (TypeScript loaded and its lib
 // files parsed), running one check at a time within a time and heap limit, and retired.
 import { Worker } from 'node:worker_threads';
+import { lowerThreadPriority, restoreThreadPriority } from '@toolwire/executor';
 import { ToolwireError } from '@toolwire/schema';
 import { limitDiagnostic } from './code-diagnostic.js';
 import type { CodeDiagnostic, TypeCheckerOptions } from './code-diagnostic.js';
@@ -15,7 +16,8 @@ export type TypeCheckRequest = {
 };
 
 export type TypeCheckReply =
-  | { type: 'ready' }
+  /** `threadId`: the worker's thread as the kernel knows it (Linux), for its priority. */
+  | { type: 'ready'; threadId?: number }
   /** The worker cannot load the compiler (`typescript` is not installed). */
   | { type: 'unavailable'; message: string }
   | { type: 'checked'; id: number; diagnostics: CodeDiagnostic[] }
@@ -27,12 +29,19 @@ export interface CheckerWorkerLimits {
 }
 
 let nextId = 1;
+/**
+ * A check still running after this long gives way: its thread's priority is lowered until it ends
+ * (a worker whose priority cannot be raised again is retired), so one owner's type bombs do not
+ * slow other owners' quick checks on the other worker of a small machine.
+ */
+const backgroundAfterMs = 100;
 
 export class CheckerWorker {
   /** The declarations and prelude this worker holds, so an unchanged set is not sent again. */
   declarations: string | undefined;
   prelude: string | undefined;
   retired = false;
+  private threadId: number | undefined;
   private readonly worker: Worker;
   private readonly ready: Promise<void>;
 
@@ -60,6 +69,7 @@ export class CheckerWorker {
         if (message.type === 'unavailable') {
           reject(new TypeScriptUnavailable(message.message));
         } else if (message.type === 'ready') {
+          this.threadId = message.threadId;
           this.worker.off('message', onMessage);
           resolve();
         }
@@ -106,8 +116,14 @@ export class CheckerWorker {
     worker.ref();
     try {
       return await new Promise<CodeDiagnostic[]>((resolve) => {
+        let lowered = false;
+        const background = setTimeout(() => {
+          if (this.threadId !== undefined) lowered = lowerThreadPriority(this.threadId);
+        }, backgroundAfterMs);
         const finish = (diagnostics: CodeDiagnostic[], retire: boolean): void => {
           clearTimeout(timer);
+          clearTimeout(background);
+          if (lowered && !restoreThreadPriority(this.threadId!)) retire = true;
           worker.off('message', onMessage);
           worker.off('error', onError);
           worker.off('exit', onExit);

@@ -2,6 +2,7 @@
 // event loop, under the worker's heap limit. Erasable TypeScript only: in development Node loads
 // this file directly (type stripping); the published build ships it as dist/type-check-worker.js.
 import { enableCompileCache } from 'node:module';
+import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { TypeCheckerOptions } from './code-diagnostic.ts';
 import type { TypeCheckReply, TypeCheckRequest } from './checker-worker.ts';
@@ -51,4 +52,15 @@ port.on('message', (request: TypeCheckRequest) => {
 // Parsing TypeScript's lib files is most of a cold check: done before the first request is
 // accepted, so the per-check time limit measures the check alone.
 checker.check('return;', '', '');
-port.postMessage({ type: 'ready' } satisfies TypeCheckReply);
+// This thread as the kernel knows it (Linux), so the host can lower its priority during a long
+// check (see @toolwire/executor's thread-priority); this file loads no package but TypeScript.
+let threadId: number | undefined;
+try {
+  threadId = Number(readlinkSync('/proc/thread-self').split('/').pop()) || undefined;
+} catch {
+  threadId = undefined;
+}
+port.postMessage({
+  type: 'ready',
+  ...(threadId !== undefined ? { threadId } : {}),
+} satisfies TypeCheckReply);

@@ -15,6 +15,7 @@ export {
 } from './errors.js';
 export type { SandboxResource } from './errors.js';
 export { FairShare } from './fair-share.js';
+export { lowerThreadPriority, restoreThreadPriority } from './thread-priority.js';
 export type {
   FairShareGrant,
   FairShareLimits,

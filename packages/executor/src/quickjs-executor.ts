@@ -104,9 +104,11 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
   const exitListeners = new Set<(error: Error) => void>();
   let exited = false;
   let active = false;
+  let threadId: number | undefined;
   const ready = new Promise<void>((resolve, reject) => {
     worker.on('message', (message: RunnerMessage) => {
       if (message.type === 'ready') {
+        threadId = message.threadId;
         // Idle workers must not keep the host process alive.
         if (!active) worker.unref();
         resolve();
@@ -131,6 +133,9 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
   return {
     ready,
     sharedStopFlag: true,
+    get threadId() {
+      return threadId;
+    },
     send: (message) => worker.postMessage(message),
     onMessage: (next) => {
       listener = next;

@@ -15,6 +15,8 @@ export interface RunnerChannel {
   terminate(): Promise<void>;
   /** True when the runner can cancel a busy engine through shared memory (worker threads). */
   readonly sharedStopFlag: boolean;
+  /** The runner's thread as the kernel knows it (a worker thread on Linux), once it is ready. */
+  readonly threadId?: number | undefined;
 }
 
 interface PooledRunner {

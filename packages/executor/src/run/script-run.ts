@@ -15,6 +15,7 @@ import { safeMessage } from './check-run-options.js';
 import { exitError, failedResult, resultFromRunner, stopError } from './run-outcome.js';
 import type { RunRecord, StopReason } from './run-outcome.js';
 import { ToolBridge } from './tool-bridge.js';
+import { lowerThreadPriority, restoreThreadPriority } from '../thread-priority.js';
 
 type Phase =
   | { name: 'running' }
@@ -39,6 +40,12 @@ export interface ScriptRunParams {
 }
 
 let nextRunId = 1;
+/**
+ * A run still holding its runner after this long gives way: its thread's priority is lowered (see
+ * thread-priority.ts) until the run ends, so one owner's long CPU-bound scripts do not slow other
+ * owners' short runs on the other runners of a small machine.
+ */
+const backgroundAfterMs = 100;
 
 export class ScriptRun {
   private phase: Phase = { name: 'running' };
@@ -48,6 +55,9 @@ export class ScriptRun {
   private readonly bridge: ToolBridge;
   private readonly stopBuffer: SharedArrayBuffer | undefined;
   private readonly deadline: NodeJS.Timeout;
+  private readonly background: NodeJS.Timeout;
+  /** The runner's thread whose priority this run lowered, to restore when it gives it back. */
+  private lowered: number | undefined;
   private readonly unsubscribeExit: () => void;
   private readonly onAbort = (): void => this.stop('cancelled');
   private resolve!: (result: RunResult) => void;
@@ -75,6 +85,11 @@ export class ScriptRun {
     this.stopBuffer = channel.sharedStopFlag ? new SharedArrayBuffer(4) : undefined;
     params.signal?.addEventListener('abort', this.onAbort, { once: true });
     this.deadline = setTimeout(() => this.stop('timeout'), limits.timeoutMs);
+    this.background = setTimeout(() => {
+      const { threadId } = channel;
+      if (this.runnerHeld && threadId !== undefined && lowerThreadPriority(threadId))
+        this.lowered = threadId;
+    }, backgroundAfterMs);
     channel.onMessage((message) => this.onMessage(message));
     this.unsubscribeExit = channel.onExit((error) => this.onExit(error));
     channel.setActive(true);
@@ -192,6 +207,7 @@ export class ScriptRun {
     if (phase.name === 'stopping') clearTimeout(phase.grace);
     this.phase = { name: 'settled' };
     clearTimeout(this.deadline);
+    clearTimeout(this.background);
     this.params.signal?.removeEventListener('abort', this.onAbort);
     this.bridge.end(reason);
     this.releaseRunner(discardRunner);
@@ -201,6 +217,9 @@ export class ScriptRun {
   private releaseRunner(discard: boolean): void {
     if (!this.runnerHeld) return;
     this.runnerHeld = false;
+    clearTimeout(this.background);
+    // A thread whose priority cannot be raised again (an unprivileged process) is replaced.
+    if (this.lowered !== undefined && !restoreThreadPriority(this.lowered)) discard = true;
     const { channel } = this.params;
     channel.onMessage(undefined);
     this.unsubscribeExit();
