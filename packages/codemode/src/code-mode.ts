@@ -1,5 +1,4 @@
 import type { AnyTool } from '@toolwire/schema';
-import { ToolwireError } from '@toolwire/schema';
 import type {
   CodeMode,
   CodeModeOptions,
@@ -10,6 +9,7 @@ import type {
 } from './code-mode-types.js';
 import { buildCodeTools, type CodeTools } from './code-tools.js';
 import { defaultExecutor, releaseDefaultExecutor, useDefaultExecutor } from './default-executor.js';
+import { CodeModeClosedError, InvalidCodeModeOptionsError } from './errors.js';
 import { EXECUTE_CODE_TOOL_NAME } from './execute-code-tool.js';
 import { sharedTypeChecker } from './isolated-type-checker.js';
 import { runCodeScript } from './run-code-script.js';
@@ -103,26 +103,6 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       if (executor === undefined) await releaseDefaultExecutor();
     },
   };
-}
-
-/** `run` was called on a code mode after `close()`. */
-export class CodeModeClosedError extends ToolwireError {
-  constructor() {
-    super('code_mode_closed', {
-      message: 'This code mode is closed; create a new one to run code',
-    });
-    this.name = 'CodeModeClosedError';
-  }
-}
-
-/** Options of code mode that cannot be used; `path` names the field. */
-export class InvalidCodeModeOptionsError extends ToolwireError {
-  readonly path: string;
-  constructor(options: { path: string; message: string }) {
-    super('invalid_code_mode_options', { message: `Invalid ${options.path}: ${options.message}` });
-    this.name = 'InvalidCodeModeOptionsError';
-    this.path = options.path;
-  }
 }
 
 /** The tools of `createCodeModeTools`, with `close()` to release what the code mode holds. */

@@ -23,6 +23,7 @@ import {
   type Declarations,
 } from './declarations.js';
 import { directToolsOf } from './direct-tools.js';
+import { CodeModeCallError } from './errors.js';
 import {
   DEFAULT_DESCRIPTION_BUDGET_TOKENS,
   executeCodeDescription,
@@ -129,14 +130,20 @@ export function buildCodeTools(
   functions[DESCRIBE_FUNCTION] = (args) => {
     const names = typeof args === 'string' ? [args] : args;
     if (!Array.isArray(names) || names.some((name) => typeof name !== 'string'))
-      throw new TypeError('describe: expected a tool name or an array of tool names');
+      throw new CodeModeCallError({
+        category: 'invalidArguments',
+        message: 'describe: expected a tool name or an array of tool names',
+      });
     return describe(names as string[]);
   };
   // Host functions take one argument: the `search(query, options)` the code sees is a wrapper.
   functions[SEARCH_FUNCTION] = (args) => {
     const [query, searchOptions] = Array.isArray(args) ? args : [args];
     if (searchOptions !== undefined && searchOptions !== null && typeof searchOptions !== 'object')
-      throw new TypeError('search: the second argument is { limit }');
+      throw new CodeModeCallError({
+        category: 'invalidArguments',
+        message: 'search: the second argument is { limit }',
+      });
     const limit = (searchOptions as { limit?: unknown } | null)?.limit;
     return search(query as string, {
       limit: limit === undefined ? DEFAULT_SEARCH_LIMIT : (limit as number),

@@ -1,10 +1,5 @@
-export {
-  createCodeMode,
-  createCodeModeTools,
-  runCode,
-  CodeModeClosedError,
-  InvalidCodeModeOptionsError,
-} from './code-mode.js';
+export { createCodeMode, createCodeModeTools, runCode } from './code-mode.js';
+export { CodeModeCallError, CodeModeClosedError, InvalidCodeModeOptionsError } from './errors.js';
 export type { CodeModeTools } from './code-mode.js';
 export type {
   CodeMode,
