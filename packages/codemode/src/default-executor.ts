@@ -49,15 +49,18 @@ export function configureSharedSandbox(share: {
 }
 
 /**
- * Starts the shared sandbox now, before the first run needs it: the default executor's first
- * runner (the engine loaded) and, unless `typecheck` is false, the type checker's worker
- * (TypeScript loaded, its lib files parsed). Returns at once; what it starts loads in the
- * background and never keeps the process alive.
+ * Starts the shared sandbox now, before the first run needs it: `runners` of the default
+ * executor's runners (default 1; the engine loaded) and, unless `typecheck` is false, `checkers` of
+ * the type checker's workers (default 1; TypeScript loaded, its lib files parsed). A gateway warms
+ * them all, so the first runs of several owners at once wait for no engine. Returns at once; what
+ * it starts loads in the background and never keeps the process alive.
  */
-export function warmUpSharedSandbox(options: { typecheck?: boolean } = {}): void {
-  if (options.typecheck !== false) sharedTypeChecker().warmUp();
+export function warmUpSharedSandbox(
+  options: { typecheck?: boolean; runners?: number; checkers?: number } = {},
+): void {
+  if (options.typecheck !== false) sharedTypeChecker().warmUp(options.checkers ?? 1);
   // A runner that cannot start is reported by the run that needs it.
   defaultExecutor()
-    .warmUp()
+    .warmUp(options.runners ?? 1)
     .catch(() => {});
 }

@@ -76,9 +76,14 @@ export async function runScript(params: RunScriptParams): Promise<RunResult> {
     signal: options.signal,
     stopGraceMs: params.stopGraceMs,
     freeRunner: (discard) => {
-      if (discard) params.pool.discard(runner);
-      else params.pool.release(runner);
-      grant.release();
+      if (discard) {
+        // The owner whose run cost the pool its runner keeps its share until the replacement is
+        // ready, rather than taking another owner's idle runner meanwhile.
+        void params.pool.discard(runner).finally(() => grant.release());
+      } else {
+        params.pool.release(runner);
+        grant.release();
+      }
     },
     poolClosed: () => params.pool.isClosed,
   });

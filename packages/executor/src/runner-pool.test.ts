@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WaitAbortedError } from './errors.js';
 import { RunnerPool } from './runner-pool.js';
 import type { RunnerChannel } from './runner-pool.js';
@@ -65,6 +65,19 @@ describe('RunnerPool', () => {
     const second = await waiting;
     expect((made[0] as FakeChannel).terminated).toBe(true);
     expect(second.channel).toBe(made[1]);
+  });
+
+  it('starts a replacement as soon as a runner is discarded, not when the next run asks', async () => {
+    const { spawn, made } = fakes();
+    const pool = new RunnerPool(2, spawn);
+    const kept = await pool.acquire();
+    const stopped = await pool.acquire();
+    pool.discard(stopped);
+    expect(made).toHaveLength(3);
+    // The replacement is idle once started: the next run gets it, no one waits for an engine.
+    await vi.waitFor(() => expect(pool.idleCount).toBe(1));
+    expect((await pool.acquire()).channel).toBe(made[2]);
+    pool.release(kept);
   });
 
   it('never hands out a runner that died while idle', async () => {

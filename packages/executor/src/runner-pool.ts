@@ -49,6 +49,11 @@ export class RunnerPool {
     return this.closed;
   }
 
+  /** Runners started and free. */
+  get idleCount(): number {
+    return this.idle.length;
+  }
+
   /** A runner for one run; waits for a free one when all are busy (until `signal` aborts). */
   async acquire(signal?: AbortSignal): Promise<PooledRunner> {
     const runner = this.idle.pop();
@@ -73,21 +78,34 @@ export class RunnerPool {
   }
 
   release(runner: PooledRunner): void {
-    if (runner.dead || this.closed) return this.discard(runner);
+    if (runner.dead || this.closed) {
+      void this.discard(runner);
+      return;
+    }
     const next = this.waiting.shift();
     if (next) next.resolve(runner);
     else this.idle.push(runner);
   }
 
-  /** Drops a runner (terminating it) and lets a waiting run create a fresh one. */
-  discard(runner: PooledRunner): void {
+  /**
+   * Drops a runner (terminating it) and starts its replacement at once; resolves when the
+   * replacement is ready (or could not start), so a caller can hold its share of the pool until
+   * then instead of taking another runner meanwhile.
+   */
+  discard(runner: PooledRunner): Promise<void> {
     runner.dead = true;
     this.all.delete(runner);
     const index = this.idle.indexOf(runner);
     if (index >= 0) this.idle.splice(index, 1);
     void runner.channel.terminate();
+    if (this.closed) return Promise.resolve();
+    // The replacement starts now, not when the next run asks for it: the run that cost the pool a
+    // runner (a stop, a memory error) does not make another owner's next run wait for an engine.
     const next = this.waiting.shift();
-    if (next) this.create().then(next.resolve, next.reject);
+    return this.create().then(
+      (fresh) => (next ? next.resolve(fresh) : this.release(fresh)),
+      (error: unknown) => next?.reject(error),
+    );
   }
 
   /** Starts runners up to `count` so the first runs do not pay for engine start-up. */

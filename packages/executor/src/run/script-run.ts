@@ -190,6 +190,9 @@ export class ScriptRun {
       return this.settle(phase.result, false, reason);
     }
     if (phase.name !== 'running') return;
+    // Stopping is urgent: the runner gets its normal priority back to report within the grace.
+    clearTimeout(this.background);
+    if (this.lowered !== undefined && restoreThreadPriority(this.lowered)) this.lowered = undefined;
     if (this.stopBuffer) Atomics.store(new Int32Array(this.stopBuffer), 0, 1);
     this.send({ type: 'stop', runId: this.runId });
     this.bridge.abortAll(`run stopped: ${reason}`);
