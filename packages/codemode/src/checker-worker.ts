@@ -32,9 +32,11 @@ let nextId = 1;
 /**
  * A check still running after this long gives way: its thread's priority is lowered until it ends
  * (a worker whose priority cannot be raised again is retired), so one owner's type bombs do not
- * slow other owners' quick checks on the other worker of a small machine.
+ * slow other owners' quick checks on the other worker of a small machine. Later than a run's
+ * 100 ms: an ordinary check takes 10-50 ms, but a first check against new declarations or a
+ * loaded machine can take a few hundred, and must not be slowed further.
  */
-const backgroundAfterMs = 100;
+const backgroundAfterMs = 250;
 
 export class CheckerWorker {
   /** The declarations and prelude this worker holds, so an unchanged set is not sent again. */
