@@ -1,10 +1,22 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/main.ts'],
-  format: ['esm'],
-  dts: { entry: 'src/index.ts' },
-  clean: true,
-  sourcemap: true,
-  target: 'node22',
-});
+export default defineConfig([
+  {
+    entry: ['src/index.ts'],
+    format: ['esm', 'cjs'],
+    // `import.meta.url` resolves the bundled MCP servers from the CommonJS build too.
+    shims: true,
+    dts: true,
+    // The other build writes the binary's entry into the same folder at the same time.
+    clean: ['!main.js'],
+    target: 'node22',
+  },
+  {
+    // The binary's entry (bin/toolwire-server.cjs checks the Node version, then loads it): an ES
+    // module, it awaits at the top level.
+    entry: ['src/main.ts'],
+    format: ['esm'],
+    splitting: false,
+    target: 'node22',
+  },
+]);

@@ -133,6 +133,16 @@ export default tseslint.config(
   ...boundaryBlocks(),
   typedSourceBlock,
   {
+    // The binaries' launchers are CommonJS on purpose: they must run on any Node to say which
+    // version is needed (apps/*/bin/*.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['**/*.test.ts', '**/test/**', '**/bench/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

@@ -3,6 +3,16 @@ import { lazyProvider } from '@toolwire/schema';
 import { AnthropicChatModel, type AnthropicModelSettings } from './anthropic-chat-model.js';
 
 export interface AnthropicProviderSettings {
+  /**
+   * An `@anthropic-ai/sdk` client of your own, used as it is: `apiKey`, `baseURL`, `headers`,
+   * `fetch` and `maxRetries` are then the client's business.
+   */
+  client?: Anthropic;
+  /**
+   * Let the SDK run in a browser, where the API key is visible to the page's users (the SDK's own
+   * `dangerouslyAllowBrowser`). Use a key of little worth or a server of your own in front.
+   */
+  dangerouslyAllowBrowser?: boolean;
   /** Defaults to the `ANTHROPIC_API_KEY` environment variable (read by the SDK). */
   apiKey?: string;
   /** Defaults to `https://api.anthropic.com` (or `ANTHROPIC_BASE_URL`). */
@@ -30,7 +40,7 @@ export type AnthropicProvider = (
  * `ChatModel`. The SDK client is created on first use and shared by the provider's models.
  */
 export function createAnthropic(options: AnthropicProviderSettings = {}): AnthropicProvider {
-  let client: Anthropic | undefined;
+  let client: Anthropic | undefined = options.client;
   const getClient = () =>
     (client ??= new Anthropic({
       ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
@@ -38,6 +48,7 @@ export function createAnthropic(options: AnthropicProviderSettings = {}): Anthro
       ...(options.headers !== undefined ? { defaultHeaders: options.headers } : {}),
       ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
       maxRetries: options.maxRetries ?? 0,
+      ...(options.dangerouslyAllowBrowser ? { dangerouslyAllowBrowser: true } : {}),
     }));
   return (modelId, settings = {}) => {
     if (typeof modelId !== 'string' || modelId.trim() === '')

@@ -18,7 +18,12 @@ enableCompileCache?.();
 let checkerModule: typeof TypeCheckerModule;
 try {
   // `typescript` is an optional peer dependency: without it there is nothing to check with.
-  checkerModule = await import('./type-checker.ts');
+  // Beside this file: the source in development, the build's ES module in the package (a
+  // specifier the bundler leaves alone, so the compiler is never bundled into the worker).
+  const fromSource = import.meta.url.endsWith('.ts');
+  checkerModule = (await import(
+    fromSource ? './type-checker.ts' : './type-checker.js'
+  )) as typeof TypeCheckerModule;
 } catch (error) {
   port.postMessage({
     type: 'unavailable',

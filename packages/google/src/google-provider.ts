@@ -5,6 +5,11 @@ import { GoogleChatModel } from './google-chat-model.js';
 export const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com';
 
 export interface GoogleProviderSettings {
+  /**
+   * A `@google/genai` client of your own, used as it is: `apiKey`, `baseURL`, `apiVersion`,
+   * `vertex`, `headers` and `timeoutMs` are then the client's business.
+   */
+  client?: GoogleGenAI;
   /** Default: `GEMINI_API_KEY`, else `GOOGLE_API_KEY`. Vertex AI uses Google credentials instead. */
   apiKey?: string;
   /**
@@ -76,7 +81,7 @@ function readEnv(name: string): string | undefined {
 /** A Gemini provider on the official `@google/genai` SDK (Gemini API, or Vertex AI with `vertex`). */
 export function createGoogle(settings: GoogleProviderSettings = {}): GoogleProvider {
   const apiKey = settings.apiKey ?? readEnv('GEMINI_API_KEY') ?? readEnv('GOOGLE_API_KEY');
-  if (!apiKey && !settings.vertex)
+  if (!apiKey && !settings.vertex && !settings.client)
     throw new TypeError(
       'google: no API key: pass createGoogle({ apiKey }) or set GEMINI_API_KEY (or use vertex: { project, location })',
     );
@@ -93,7 +98,7 @@ export function createGoogle(settings: GoogleProviderSettings = {}): GoogleProvi
       ...(timeout !== undefined ? { timeout } : {}),
     },
   };
-  const client = new GoogleGenAI(options);
+  const client = settings.client ?? new GoogleGenAI(options);
   const providerName = settings.provider ?? 'google';
   const create = (modelId: string, model: GoogleModelSettings = {}): GoogleChatModel =>
     new GoogleChatModel(modelId, {

@@ -31,6 +31,7 @@ import type {
   StdioTransport,
   StdioTransportFactory,
 } from './registry-types.js';
+import { unrefTimer } from './unref-timer.js';
 
 /**
  * `ok`: connected, tools fresh. `stale`: connected, the last tool refresh failed. `down`: not
@@ -560,7 +561,7 @@ export class ServerConnection {
         : this.options.refreshIntervalMs;
     if (every > 0 && !this.closed) {
       this.refreshTimer = setTimeout(() => void this.refresh('ttl'), every);
-      this.refreshTimer.unref();
+      unrefTimer(this.refreshTimer);
     }
   }
 
@@ -732,7 +733,7 @@ export class ServerConnection {
       this.restarts++;
       void this.connect();
     }, delay);
-    this.retryTimer.unref();
+    unrefTimer(this.retryTimer);
   }
 
   private async teardown(): Promise<void> {

@@ -7,6 +7,18 @@ export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 export const XAI_BASE_URL = 'https://api.x.ai/v1';
 
 export interface OpenAIProviderSettings {
+  /**
+   * An `openai` SDK client of your own (any version this package supports), used as it is:
+   * `apiKey`, `baseURL`, `organization`, `project`, `headers`, `fetch`, `maxRetries` and
+   * `timeoutMs` are then the client's business. Still give `baseURL` when it is not OpenAI's, so
+   * the models know which server they talk to.
+   */
+  client?: OpenAI;
+  /**
+   * Let the SDK run in a browser, where the API key is visible to the page's users (the SDK's own
+   * `dangerouslyAllowBrowser`). Use a key of little worth or a server of your own in front.
+   */
+  dangerouslyAllowBrowser?: boolean;
   /** Default: `OPENAI_API_KEY` (`XAI_API_KEY` for xAI). Servers without auth need none. */
   apiKey?: string;
   /** Default `https://api.openai.com/v1`. For a compatible server, its `/v1` URL (e.g. `http://127.0.0.1:1234/v1`). */
@@ -143,26 +155,29 @@ export function createOpenAI(settings: OpenAIProviderSettings = {}): OpenAIProvi
     );
   const envName = kind === 'xai' ? 'XAI_API_KEY' : 'OPENAI_API_KEY';
   const apiKey = settings.apiKey ?? readEnv(envName);
-  if (!apiKey && kind !== 'compatible') {
+  if (!apiKey && kind !== 'compatible' && !settings.client) {
     throw new TypeError(
       `${providerName}: no API key: pass createOpenAI({ apiKey }) or set ${envName}`,
     );
   }
   const streamUsage = settings.streamUsage ?? true;
   const idleTimeoutMs = positive(settings.idleTimeoutMs, 'idleTimeoutMs') ?? 60_000;
-  const client = new OpenAI({
-    // Local compatible servers usually need no key; the SDK insists on one, so send a harmless value.
-    apiKey: apiKey || 'no-key',
-    baseURL,
-    organization: settings.organization ?? null,
-    project: settings.project ?? null,
-    maxRetries: positive(settings.maxRetries, 'maxRetries') ?? 0,
-    ...(settings.timeoutMs !== undefined
-      ? { timeout: positive(settings.timeoutMs, 'timeoutMs') }
-      : {}),
-    ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
-    ...(settings.fetch ? { fetch: settings.fetch } : {}),
-  });
+  const client =
+    settings.client ??
+    new OpenAI({
+      // Local compatible servers usually need no key; the SDK insists on one, so send a harmless value.
+      apiKey: apiKey || 'no-key',
+      baseURL,
+      organization: settings.organization ?? null,
+      project: settings.project ?? null,
+      maxRetries: positive(settings.maxRetries, 'maxRetries') ?? 0,
+      ...(settings.timeoutMs !== undefined
+        ? { timeout: positive(settings.timeoutMs, 'timeoutMs') }
+        : {}),
+      ...(settings.headers ? { defaultHeaders: settings.headers } : {}),
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
+      ...(settings.dangerouslyAllowBrowser ? { dangerouslyAllowBrowser: true } : {}),
+    });
   const schemaDialect = settings.schemaDialect ?? (kind === 'xai' ? 'xai' : 'openai');
 
   const create = (modelId: string, chat: OpenAIChatSettings = {}): OpenAIChatModel => {

@@ -1,14 +1,15 @@
 // What the CLI-start contenders share: the built `toolwire` binary, a scratch HOME per process (its
 // own tool cache and memory file), and timing whole commands from spawn to exit.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 const cliManifest = createRequire(import.meta.url).resolve('@toolwire/cli/package.json');
-/** The `toolwire` binary as `npm start` builds it. */
-export const cliBin = join(dirname(cliManifest), 'dist', 'main.js');
+const { bin } = JSON.parse(readFileSync(cliManifest, 'utf8')) as { bin: Record<string, string> };
+/** The `toolwire` binary as installed: its launcher, which loads the build. */
+export const cliBin = join(dirname(cliManifest), bin['toolwire']!);
 /** Resolves packages as the CLI does (its embedded default's MCP servers are its own dependencies). */
 export const cliRequire = createRequire(cliManifest);
 
