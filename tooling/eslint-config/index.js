@@ -18,7 +18,7 @@ const ALLOWED_IMPORTS = {
   '@toolwire/ollama': ['schema'],
   '@toolwire/executor': ['schema'],
   '@toolwire/mcp': ['schema', 'config'],
-  '@toolwire/codemode': ['schema', 'executor'],
+  '@toolwire/codemode': ['schema', 'config', 'executor'],
   '@toolwire/forwarder': ['schema', 'config'],
   '@toolwire/agent': ['schema'],
   '@toolwire/testing': ['schema'],

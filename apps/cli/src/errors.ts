@@ -1,9 +1,8 @@
 import { ToolwireError, errorMessage } from '@toolwire/schema';
 
 /** Exit codes fixed by SPEC: 0 success, 1 the tool or script failed, 2 bad usage/config/input. */
-export const EXIT_OK = 0;
 const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
+const EXIT_USAGE = 2;
 
 /** A problem with what the user typed (flags, arguments, files): exit 2. */
 export class UsageError extends ToolwireError {
@@ -28,10 +27,12 @@ export class CommandFailedError extends ToolwireError {
  * Ends the command with `exitCode` when whatever failed has already said so itself (the gateway
  * prints its own errors): nothing more is printed.
  */
-export class SilentExitError extends Error {
-  constructor(readonly exitCode: number) {
-    super(`exit ${exitCode}`);
+export class SilentExitError extends ToolwireError {
+  readonly exitCode: number;
+  constructor(exitCode: number) {
+    super('silent_exit', { message: `exit ${exitCode}` });
     this.name = 'SilentExitError';
+    this.exitCode = exitCode;
   }
 }
 
@@ -56,6 +57,7 @@ const USAGE_CODES = new Set([
 ]);
 
 export function exitCodeFor(error: unknown): number {
+  if (error instanceof SilentExitError) return error.exitCode;
   if (ToolwireError.isInstance(error)) {
     if (USAGE_CODES.has(error.code)) return EXIT_USAGE;
     return EXIT_FAILED;

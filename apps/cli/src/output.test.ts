@@ -1,6 +1,7 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import { colorEnabled, oneLine, renderTable } from './output.js';
+import { colorEnabled, oneLine } from './output.js';
+import { renderTable } from './table.js';
 import { describeError, exitCodeFor, UsageError } from './errors.js';
 import { ToolwireError } from '@toolwire/schema';
 

@@ -1,5 +1,3 @@
-import Table from 'cli-table3';
-import ora, { type Ora } from 'ora';
 import pc from 'picocolors';
 
 export type Colors = ReturnType<typeof pc.createColors>;
@@ -27,38 +25,6 @@ export function createColors(
   return pc.createColors(colorEnabled(stream, env));
 }
 
-/** An aligned, borderless table; widths account for colour codes and wide characters. */
-export function renderTable(headers: string[], rows: string[][], colors: Colors): string {
-  const blank = {
-    top: '',
-    'top-mid': '',
-    'top-left': '',
-    'top-right': '',
-    bottom: '',
-    'bottom-mid': '',
-    'bottom-left': '',
-    'bottom-right': '',
-    left: '',
-    'left-mid': '',
-    mid: '',
-    'mid-mid': '',
-    right: '',
-    'right-mid': '',
-    middle: '  ',
-  };
-  const table = new Table({
-    head: headers.map((header) => colors.bold(header)),
-    chars: blank,
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
-  });
-  for (const row of rows) table.push(row);
-  return table
-    .toString()
-    .split('\n')
-    .map((line) => line.trimEnd())
-    .join('\n');
-}
-
 /** One line of at most `max` characters: the first line of `text`, cut with an ellipsis. */
 export function oneLine(text: string | undefined, max: number): string {
   const first = (text ?? '').trim().split('\n')[0] ?? '';
@@ -69,22 +35,6 @@ export function oneLine(text: string | undefined, max: number): string {
 /** Pretty JSON for people and machines alike (stable two-space indentation). */
 export function formatJson(value: unknown): string {
   return JSON.stringify(value, null, 2);
-}
-
-/**
- * A spinner on `stream`, animated only when it is a terminal (nothing is printed otherwise).
- * While it spins, typed keys are swallowed and Ctrl-C is turned back into a real SIGINT, so the
- * command's own SIGINT handling (cancel the turn, or the default exit) applies.
- */
-export function createSpinner(
-  stream: NodeJS.WritableStream & { isTTY?: boolean },
-  colors: Colors,
-): Ora {
-  return ora({
-    stream: stream as NodeJS.WriteStream,
-    color: colors.isColorSupported ? 'cyan' : false,
-    discardStdin: true,
-  });
 }
 
 /**

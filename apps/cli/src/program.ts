@@ -2,8 +2,11 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { CliContext, GlobalOptions } from './context.js';
 import type { ChatFlags } from './commands/chat.js';
 import type { CodeRunFlags } from './commands/code.js';
-import { resolveConfig, type ResolvedConfig } from './config.js';
-import { describeError, EXIT_OK, EXIT_USAGE, exitCodeFor, SilentExitError } from './errors.js';
+import type { ResolvedConfig } from './config.js';
+
+// Exit codes fixed by SPEC: 0 success, 2 bad usage (1, a failed tool or script, is errors.ts's).
+const EXIT_OK = 0;
+const EXIT_USAGE = 2;
 
 const VERSION = '0.1.0';
 
@@ -48,8 +51,13 @@ function globals(command: Command): GlobalOptions {
   return command.optsWithGlobals<GlobalOptions>();
 }
 
-function loadFor(ctx: CliContext, command: Command): ResolvedConfig {
+/**
+ * The configuration a command runs with. Loaded by the commands that need it, so `--version` and
+ * `--help` read no file and load none of the packages a command uses (only commander is loaded).
+ */
+async function loadFor(ctx: CliContext, command: Command): Promise<ResolvedConfig> {
   const options = globals(command);
+  const { resolveConfig } = await import('./config.js');
   return resolveConfig({
     ...(options.config !== undefined ? { configFile: options.config } : {}),
     cwd: ctx.cwd,
@@ -115,7 +123,7 @@ function createProgram(ctx: CliContext): Command {
     )
     .action(async (_options: unknown, command: Command) => {
       const { json } = globals(command);
-      const { config } = loadFor(ctx, command);
+      const { config } = await loadFor(ctx, command);
       const { toolsListCommand } = await import('./commands/tools.js');
       await toolsListCommand(ctx, config, json === true);
     });
@@ -136,7 +144,7 @@ function createProgram(ctx: CliContext): Command {
       const { json } = globals(command);
       const { parseArgsFlag, toolsCallCommand } = await import('./commands/tools.js');
       const args = parseArgsFlag(options.args);
-      const { config } = loadFor(ctx, command);
+      const { config } = await loadFor(ctx, command);
       await toolsCallCommand(ctx, config, name, args, json === true);
     });
 
@@ -151,7 +159,7 @@ function createProgram(ctx: CliContext): Command {
     .addHelpText('after', examples(['toolwire code types', 'toolwire code types --json']))
     .action(async (_options: unknown, command: Command) => {
       const { json } = globals(command);
-      const { config } = loadFor(ctx, command);
+      const { config } = await loadFor(ctx, command);
       const { codeTypesCommand } = await import('./commands/code.js');
       await codeTypesCommand(ctx, config, json === true);
     });
@@ -165,7 +173,7 @@ function createProgram(ctx: CliContext): Command {
     )
     .action(async (options: { model?: string }, command: Command) => {
       const { json } = globals(command);
-      const { config } = loadFor(ctx, command);
+      const { config } = await loadFor(ctx, command);
       const { codePromptCommand } = await import('./commands/code.js');
       await codePromptCommand(ctx, config, options, json === true);
     });
@@ -193,9 +201,14 @@ function createProgram(ctx: CliContext): Command {
     )
     .action(async (file: string, options: CodeRunFlags, command: Command) => {
       const { json } = globals(command);
+      // The sandbox's engine and the type checker's worker (TypeScript, its lib files) start
+      // first: they then load while the script, the config and the tools are read.
+      (await import('@toolwire/codemode')).warmUpSharedSandbox({
+        typecheck: options.typecheck !== 'off',
+      });
       const { readScript, codeRunCommand } = await import('./commands/code.js');
       const script = await readScript(ctx, file);
-      const { config } = loadFor(ctx, command);
+      const { config } = await loadFor(ctx, command);
       await codeRunCommand(ctx, config, script, options, json === true);
     });
 
@@ -223,7 +236,7 @@ function createProgram(ctx: CliContext): Command {
     )
     .action(async (options: ChatFlags, command: Command) => {
       const { json } = globals(command);
-      const { config } = loadFor(ctx, command);
+      const { config } = await loadFor(ctx, command);
       const { chatCommand } = await import('./commands/chat.js');
       await chatCommand(ctx, config, options, json === true);
     });
@@ -255,7 +268,10 @@ function createProgram(ctx: CliContext): Command {
           String(options.port),
           ...(options.allowedHosts !== undefined ? ['--allowed-hosts', options.allowedHosts] : []),
         ]);
-        if (code !== 0) throw new SilentExitError(code);
+        if (code !== 0) {
+          const { SilentExitError } = await import('./errors.js');
+          throw new SilentExitError(code);
+        }
       },
     );
 
@@ -269,7 +285,6 @@ export async function runCli(ctx: CliContext, argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;
   } catch (error) {
-    if (error instanceof SilentExitError) return error.exitCode;
     if (error instanceof CommanderError) {
       if (
         error.code === 'commander.helpDisplayed' ||
@@ -281,6 +296,8 @@ export async function runCli(ctx: CliContext, argv: string[]): Promise<number> {
       // Commander has printed its own one-line message already.
       return EXIT_USAGE;
     }
+    const { describeError, exitCodeFor, SilentExitError } = await import('./errors.js');
+    if (error instanceof SilentExitError) return error.exitCode;
     ctx.stderr.write(`${ctx.err.red('error:')} ${describeError(error)}\n`);
     return exitCodeFor(error);
   }

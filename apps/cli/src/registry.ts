@@ -7,7 +7,7 @@ import {
 } from '@toolwire/mcp/node';
 import type { CliContext } from './context.js';
 import { toolwireCacheDir } from './default-config.js';
-import { createSpinner } from './output.js';
+import { createSpinner } from './spinner.js';
 
 /** Warnings from the registry go to stderr, one line each; debug lines only with TOOLWIRE_DEBUG. */
 function cliLogger(ctx: CliContext): Logger {
@@ -23,20 +23,32 @@ function cliLogger(ctx: CliContext): Logger {
  * Starts a registry for one command and closes it afterwards (stdio servers are stopped even when
  * the command throws). While the servers connect, a spinner on stderr shows progress, only when
  * stderr is a terminal.
+ *
+ * `lazy`: a server whose tools are in the cache file from an earlier run is not started until the
+ * command calls one of its tools (`code run`: a script that calls none starts no server); servers
+ * the cache does not know are started at once, since their tools must be listed.
  */
 export async function withRegistry<T>(
   ctx: CliContext,
   config: ToolwireConfig,
   use: (registry: Registry) => Promise<T>,
+  options: { lazy?: boolean } = {},
 ): Promise<T> {
   const registry = createRegistry({
     config,
     cacheFile: join(toolwireCacheDir(), 'tools-cache.json'),
     logger: cliLogger(ctx),
     clientInfo: { name: 'toolwire-cli', version: '0.1.0' },
+    ...(options.lazy ? { lazy: true } : {}),
   });
   try {
     await startWithProgress(ctx, registry, Object.keys(config.mcpServers ?? {}).length);
+    if (options.lazy) {
+      const unknown = registry
+        .servers()
+        .filter((server) => server.status === 'idle' && server.tools === 0);
+      await Promise.all(unknown.map((server) => registry.connect(server.name)));
+    }
     return await use(registry);
   } finally {
     await registry.close();

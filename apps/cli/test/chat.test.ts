@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import {
   startFakeProvider,
@@ -7,7 +6,7 @@ import {
   type FakeProviderKind,
 } from '@toolwire/testing/providers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, runToolwire, type Sandbox } from './helpers.js';
+import { createSandbox, runToolwire, type Sandbox, nativeOnlyConfig } from './helpers.js';
 
 let sandbox: Sandbox;
 let fake: FakeProvider | undefined;
@@ -22,20 +21,6 @@ afterEach(async () => {
 
 const run = (args: string[], env: Record<string, string> = {}) =>
   runToolwire(args, { env: { ...sandbox.env, ...env } });
-
-/** `--config` for the native tools only: no MCP server to start, so the test stays quick. */
-function nativeOnly(): string[] {
-  const file = join(sandbox.home, 'native.json');
-  writeFileSync(file, JSON.stringify({ nativeTools: ['hash', 'time', 'calculate'] }));
-  return ['--config', file];
-}
-
-function expectOneLineError(stderr: string): string {
-  const lines = stderr.trim().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(stderr).not.toMatch(/\n\s+at /);
-  return lines[0]!;
-}
 
 /** A model that calls `calculate` once, then answers with what the tool said. */
 const TOOL_THEN_ANSWER = [
@@ -73,7 +58,7 @@ describe('toolwire chat --once', () => {
     it(`answers through ${provider}, running the tool the model calls`, async () => {
       fake = await startFakeProvider({ provider: wire, turns: TOOL_THEN_ANSWER });
       const result = await run([
-        ...nativeOnly(),
+        ...nativeOnlyConfig(sandbox.home),
         'chat',
         '--provider',
         provider,
@@ -127,7 +112,7 @@ describe('toolwire chat --once', () => {
   it('prints the transcript of every step with --json', async () => {
     fake = await startFakeProvider({ provider: 'openai', turns: TOOL_THEN_ANSWER });
     const result = await run([
-      ...nativeOnly(),
+      ...nativeOnlyConfig(sandbox.home),
       '--json',
       'chat',
       '--provider',
@@ -165,10 +150,13 @@ describe('toolwire chat --once', () => {
 
   it('takes the provider from OPENAI_API_KEY / OPENAI_BASE_URL', async () => {
     fake = await startFakeProvider({ provider: 'openai', turns: [{ text: 'hello from env' }] });
-    const result = await run([...nativeOnly(), 'chat', '--once', 'hi', '--model', 'm'], {
-      OPENAI_API_KEY: 'sk-from-env',
-      OPENAI_BASE_URL: `${fake.url}/v1`,
-    });
+    const result = await run(
+      [...nativeOnlyConfig(sandbox.home), 'chat', '--once', 'hi', '--model', 'm'],
+      {
+        OPENAI_API_KEY: 'sk-from-env',
+        OPENAI_BASE_URL: `${fake.url}/v1`,
+      },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('hello from env\n');
     expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-from-env');
@@ -179,7 +167,7 @@ describe('toolwire chat --once', () => {
       provider: 'anthropic',
       turns: [{ text: 'hello from claude' }],
     });
-    const result = await run([...nativeOnly(), 'chat', '--once', 'hi'], {
+    const result = await run([...nativeOnlyConfig(sandbox.home), 'chat', '--once', 'hi'], {
       ANTHROPIC_API_KEY: 'ak-from-env',
       ANTHROPIC_BASE_URL: fake.url,
     });
@@ -194,9 +182,12 @@ describe('toolwire chat --once', () => {
 
   it('takes Google from GEMINI_API_KEY, --base-url being the API root', async () => {
     fake = await startFakeProvider({ provider: 'google', turns: [{ text: 'hello from gemini' }] });
-    const result = await run([...nativeOnly(), 'chat', '--once', 'hi', '--base-url', fake.url], {
-      GEMINI_API_KEY: 'gk-from-env',
-    });
+    const result = await run(
+      [...nativeOnlyConfig(sandbox.home), 'chat', '--once', 'hi', '--base-url', fake.url],
+      {
+        GEMINI_API_KEY: 'gk-from-env',
+      },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('hello from gemini\n');
     expect(fake.requests[0]!.path).toBe('/v1/models/gemini-2.5-flash:streamGenerateContent');
@@ -228,7 +219,7 @@ describe('toolwire chat --once', () => {
       ],
     });
     const result = await run([
-      ...nativeOnly(),
+      ...nativeOnlyConfig(sandbox.home),
       'chat',
       '--provider',
       'ollama',
@@ -297,7 +288,7 @@ describe('toolwire chat --once', () => {
       ],
     });
     const result = await run([
-      ...nativeOnly(),
+      ...nativeOnlyConfig(sandbox.home),
       'chat',
       '--mode',
       'code',
@@ -381,7 +372,7 @@ describe('toolwire chat --once', () => {
       ],
     });
     const result = await run([
-      ...nativeOnly(),
+      ...nativeOnlyConfig(sandbox.home),
       'chat',
       '--mode',
       'staged',
@@ -430,103 +421,3 @@ describe('toolwire chat --once', () => {
     expect(tools.length).toBeLessThan(10);
   });
 });
-
-describe('toolwire chat errors', () => {
-  it('says exactly what to configure when no provider is given and no Ollama answers', async (context) => {
-    if (await portOpen(11434)) context.skip('an Ollama answers on 127.0.0.1:11434 on this machine');
-    const env = { ...sandbox.env };
-    delete (env as Record<string, string | undefined>).OLLAMA_HOST;
-    const result = await runToolwire(['chat', '--once', 'hi'], { env });
-    expect(result.code).toBe(2);
-    const line = expectOneLineError(result.stderr);
-    for (const hint of [
-      'OPENAI_API_KEY',
-      'ANTHROPIC_API_KEY',
-      'XAI_API_KEY',
-      'OLLAMA_HOST',
-      '--provider',
-      '127.0.0.1:11434',
-    ]) {
-      expect(line).toContain(hint);
-    }
-  });
-
-  it('reports an unreachable provider in one line with exit 1', async () => {
-    const result = await run([
-      ...nativeOnly(),
-      'chat',
-      '--provider',
-      'openai',
-      '--model',
-      'm',
-      '--base-url',
-      'http://127.0.0.1:9/v1',
-      '--api-key',
-      'k',
-      '--once',
-      'hi',
-    ]);
-    expect(result.code).toBe(1);
-    expect(expectOneLineError(result.stderr)).toMatch(
-      /cannot reach openai at http:\/\/127\.0\.0\.1:9\/v1/,
-    );
-  });
-
-  it('reports a rejected API key with exit 2', async () => {
-    fake = await startFakeProvider({ provider: 'anthropic', turns: [{ error: { status: 401 } }] });
-    const result = await run([
-      ...nativeOnly(),
-      'chat',
-      '--provider',
-      'anthropic',
-      '--model',
-      'claude-sonnet-4-6',
-      '--base-url',
-      fake.url,
-      '--api-key',
-      'wrong',
-      '--once',
-      'hi',
-    ]);
-    expect(result.code).toBe(2);
-    expect(expectOneLineError(result.stderr)).toContain(`anthropic at ${fake.url}`);
-  });
-
-  it('needs an API key for the hosted providers', async () => {
-    const result = await run(['chat', '--provider', 'xai', '--once', 'hi']);
-    expect(result.code).toBe(2);
-    expect(expectOneLineError(result.stderr)).toContain('XAI_API_KEY');
-  });
-
-  it('rejects bad flag combinations and values with exit 2', async () => {
-    const provider = await run(['chat', '--provider', 'acme', '--once', 'hi']);
-    expect(provider.code).toBe(2);
-    expect(expectOneLineError(provider.stderr)).toContain(
-      'openai, openai-responses, anthropic, ollama, xai, google',
-    );
-    const mode = await run(['chat', '--mode', 'fast', '--once', 'hi']);
-    expect(mode.code).toBe(2);
-    const json = await run(['chat', '--json', '--provider', 'ollama', '--model', 'x']);
-    expect(json.code).toBe(2);
-    expect(expectOneLineError(json.stderr)).toContain('--json needs --once');
-    const empty = await run(['chat', '--once', '  ']);
-    expect(empty.code).toBe(2);
-  });
-
-  it('refuses the interactive mode without a terminal', async () => {
-    const result = await run(['chat', '--provider', 'ollama', '--model', 'x']);
-    expect(result.code).toBe(2);
-    expect(expectOneLineError(result.stderr)).toContain('--once');
-  });
-});
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}

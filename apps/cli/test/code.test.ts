@@ -1,7 +1,15 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, runToolwire, type Sandbox } from './helpers.js';
+import {
+  createSandbox,
+  runToolwire,
+  type Sandbox,
+  nativeOnlyConfig,
+  expectOneLineError,
+} from './helpers.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -12,24 +20,10 @@ afterEach(() => sandbox.cleanup());
 const run = (args: string[], input?: string) =>
   runToolwire(args, { env: sandbox.env, ...(input !== undefined ? { input } : {}) });
 
-/** `--config` for the native tools only: no MCP server to start. */
-function nativeOnly(): string[] {
-  const file = join(sandbox.home, 'native.json');
-  writeFileSync(file, JSON.stringify({ nativeTools: ['hash', 'time', 'calculate'] }));
-  return ['--config', file];
-}
-
 function script(name: string, text: string): string {
   const file = join(sandbox.home, name);
   writeFileSync(file, text);
   return file;
-}
-
-function expectOneLineError(stderr: string): string {
-  const lines = stderr.trim().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(stderr).not.toMatch(/\n\s+at /);
-  return lines[0]!;
 }
 
 describe('toolwire code types', () => {
@@ -42,7 +36,7 @@ describe('toolwire code types', () => {
   });
 
   it('prints the declarations and the function-to-tool map with --json', async () => {
-    const result = await run([...nativeOnly(), 'code', 'types', '--json']);
+    const result = await run([...nativeOnlyConfig(sandbox.home), 'code', 'types', '--json']);
     expect(result.code).toBe(0);
     const body = JSON.parse(result.stdout) as {
       declarations: string;
@@ -73,7 +67,7 @@ describe('toolwire code types (excluded tools)', () => {
 
 describe('toolwire code prompt', () => {
   it('prints the execute_code tool as the model receives it, with --json', async () => {
-    const result = await run([...nativeOnly(), 'code', 'prompt', '--json']);
+    const result = await run([...nativeOnlyConfig(sandbox.home), 'code', 'prompt', '--json']);
     expect(result.code).toBe(0);
     const tool = JSON.parse(result.stdout) as {
       name: string;
@@ -136,7 +130,7 @@ describe('toolwire code run', () => {
         'return { answer: a.result, md5: h.result };',
       ].join('\n'),
     );
-    const result = await run([...nativeOnly(), 'code', 'run', file]);
+    const result = await run([...nativeOnlyConfig(sandbox.home), 'code', 'run', file]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
@@ -145,14 +139,17 @@ describe('toolwire code run', () => {
   });
 
   it('reads the script from standard input with -', async () => {
-    const result = await run([...nativeOnly(), 'code', 'run', '-'], 'return "from stdin";');
+    const result = await run(
+      [...nativeOnlyConfig(sandbox.home), 'code', 'run', '-'],
+      'return "from stdin";',
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('from stdin\n');
   });
 
   it('accepts an async arrow function expression', async () => {
     const result = await run(
-      [...nativeOnly(), 'code', 'run', '-'],
+      [...nativeOnlyConfig(sandbox.home), 'code', 'run', '-'],
       'async () => { const r = await calculate({ expression: "2^10" }); return r.result; }',
     );
     expect(result.code).toBe(0);
@@ -174,7 +171,7 @@ describe('toolwire code run', () => {
       'j.ts',
       'console.log("hi");\nreturn (await calculate({ expression: "1+1" })).result;',
     );
-    const result = await run([...nativeOnly(), '--json', 'code', 'run', file]);
+    const result = await run([...nativeOnlyConfig(sandbox.home), '--json', 'code', 'run', file]);
     expect(result.code).toBe(0);
     const body = JSON.parse(result.stdout) as {
       ok: boolean;
@@ -190,34 +187,55 @@ describe('toolwire code run', () => {
 
   it('refuses to run code with type errors by default (exit 2), and runs it with --typecheck off', async () => {
     const file = script('bad.ts', 'const r = await calculate({ expression: 42 });\nreturn "ran";');
-    const refused = await run([...nativeOnly(), 'code', 'run', file]);
+    const refused = await run([...nativeOnlyConfig(sandbox.home), 'code', 'run', file]);
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe('');
     expect(expectOneLineError(refused.stderr)).toMatch(
       /type errors and was not run: line 1, column \d+: .*TS\d+/,
     );
 
-    const warned = await run([...nativeOnly(), 'code', 'run', file, '--typecheck', 'warn']);
+    const warned = await run([
+      ...nativeOnlyConfig(sandbox.home),
+      'code',
+      'run',
+      file,
+      '--typecheck',
+      'warn',
+    ]);
     // The type error is reported, then the call itself fails validation at run time.
     expect(warned.stderr).toMatch(/warning: line 1/);
     expect(warned.code).toBe(1);
 
     const ok = script('ok.ts', 'const n: number = "not a number" as unknown as number;\nreturn n;');
-    const off = await run([...nativeOnly(), 'code', 'run', ok, '--typecheck', 'off']);
+    const off = await run([
+      ...nativeOnlyConfig(sandbox.home),
+      'code',
+      'run',
+      ok,
+      '--typecheck',
+      'off',
+    ]);
     expect(off.code).toBe(0);
     expect(off.stdout).toBe('not a number\n');
   });
 
   it('exits 1 with the error when the script throws', async () => {
     const file = script('throw.ts', 'throw new Error("boom");');
-    const result = await run([...nativeOnly(), 'code', 'run', file]);
+    const result = await run([...nativeOnlyConfig(sandbox.home), 'code', 'run', file]);
     expect(result.code).toBe(1);
     expect(expectOneLineError(result.stderr)).toMatch(/script failed \(runtime\).*boom/);
   });
 
   it('holds the script to --timeout-ms and --max-tool-calls', async () => {
     const loop = script('loop.ts', 'while (true) {}');
-    const timedOut = await run([...nativeOnly(), 'code', 'run', loop, '--timeout-ms', '200']);
+    const timedOut = await run([
+      ...nativeOnlyConfig(sandbox.home),
+      'code',
+      'run',
+      loop,
+      '--timeout-ms',
+      '200',
+    ]);
     expect(timedOut.code).toBe(1);
     expect(expectOneLineError(timedOut.stderr)).toContain('(timeout)');
 
@@ -225,7 +243,14 @@ describe('toolwire code run', () => {
       'calls.ts',
       'for (let i = 0; i < 3; i++) await calculate({ expression: "1+1" });\nreturn "done";',
     );
-    const limited = await run([...nativeOnly(), 'code', 'run', calls, '--max-tool-calls', '2']);
+    const limited = await run([
+      ...nativeOnlyConfig(sandbox.home),
+      'code',
+      'run',
+      calls,
+      '--max-tool-calls',
+      '2',
+    ]);
     expect(limited.code).toBe(1);
     expect(expectOneLineError(limited.stderr)).toContain('too-many-tool-calls');
   });
@@ -235,7 +260,14 @@ describe('toolwire code run', () => {
       'noisy.ts',
       'for (let i = 0; i < 2000; i++) console.log("x".repeat(100));\nreturn 1;',
     );
-    const result = await run([...nativeOnly(), 'code', 'run', file, '--max-output-kb', '1']);
+    const result = await run([
+      ...nativeOnlyConfig(sandbox.home),
+      'code',
+      'run',
+      file,
+      '--max-output-kb',
+      '1',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout.length).toBeLessThan(4 * 1024);
     expect(result.stderr).toContain('--max-output-kb');
@@ -248,12 +280,74 @@ describe('toolwire code run', () => {
       ['--timeout-ms', '0'],
       ['--memory-mb', 'lots'],
     ]) {
-      const result = await run([...nativeOnly(), 'code', 'run', file, ...args]);
+      const result = await run([...nativeOnlyConfig(sandbox.home), 'code', 'run', file, ...args]);
       expect(result.code).toBe(2);
       expect(expectOneLineError(result.stderr)).toContain(args[0]!);
     }
-    const missing = await run([...nativeOnly(), 'code', 'run', join(sandbox.home, 'nope.ts')]);
+    const missing = await run([
+      ...nativeOnlyConfig(sandbox.home),
+      'code',
+      'run',
+      join(sandbox.home, 'nope.ts'),
+    ]);
     expect(missing.code).toBe(2);
     expect(expectOneLineError(missing.stderr)).toContain('no such file');
+  });
+});
+
+describe('toolwire code run (servers started on demand)', () => {
+  /** A config whose one server (server-memory) appends a line to a log file each time it starts. */
+  function countedServer(): { args: string[]; starts: () => number } {
+    const log = join(sandbox.home, 'starts.log');
+    writeFileSync(log, '');
+    const manifest = createRequire(import.meta.url).resolve(
+      '@modelcontextprotocol/server-memory/package.json',
+    );
+    const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> };
+    const entry = join(dirname(manifest), Object.values(bin)[0]!);
+    const wrapper = join(sandbox.home, 'counted-memory.mjs');
+    writeFileSync(
+      wrapper,
+      `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, 'started\\n');\nawait import(${JSON.stringify(pathToFileURL(entry).href)});\n`,
+    );
+    const file = join(sandbox.home, 'counted.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        nativeTools: [],
+        mcpServers: {
+          memory: {
+            command: process.execPath,
+            args: [wrapper],
+            env: { MEMORY_FILE_PATH: join(sandbox.home, 'memory.jsonl') },
+          },
+        },
+      }),
+    );
+    const starts = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
+    return { args: ['--config', file], starts };
+  }
+
+  it('starts a server the tool cache knows only when the script calls one of its tools', async () => {
+    const { args, starts } = countedServer();
+    // First run: the cache does not know the server yet, so it starts to list its tools.
+    const first = await run([...args, 'code', 'run', '-'], 'return 1;');
+    expect(first.stdout.trim()).toBe('1');
+    expect(starts()).toBe(1);
+    // Its tools are now known: a script that calls none of them starts nothing, and is still
+    // checked against their declarations.
+    const quiet = await run(
+      [...args, 'code', 'run', '-'],
+      'const use: typeof memory__read_graph | undefined = undefined;\nreturn 2;',
+    );
+    expect({ code: quiet.code, stdout: quiet.stdout.trim() }).toEqual({ code: 0, stdout: '2' });
+    expect(starts()).toBe(1);
+    const calling = await run(
+      [...args, 'code', 'run', '-'],
+      'const graph = await memory__read_graph({});\nreturn Object.keys(graph as object);',
+    );
+    expect(calling.code).toBe(0);
+    expect(JSON.parse(calling.stdout)).toEqual(['entities', 'relations']);
+    expect(starts()).toBe(2);
   });
 });

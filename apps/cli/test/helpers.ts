@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 export const CLI_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where global-setup builds the binary the tests drive. */
@@ -75,4 +76,19 @@ export function runToolwire(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** `--config` for the native tools only: no MCP server to start, so the test stays quick. */
+export function nativeOnlyConfig(home: string): string[] {
+  const file = join(home, 'native.json');
+  writeFileSync(file, JSON.stringify({ nativeTools: ['hash', 'time', 'calculate'] }));
+  return ['--config', file];
+}
+
+/** Exactly one line on stderr, no stack trace; returns it. */
+export function expectOneLineError(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(stderr).not.toMatch(/\n\s+at /);
+  return lines[0]!;
 }

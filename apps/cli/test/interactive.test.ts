@@ -3,7 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startFakeProvider, type FakeProvider } from '@toolwire/testing/providers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, createSandbox, type Sandbox } from './helpers.js';
+import { BIN, createSandbox, type Sandbox, nativeOnlyConfig } from './helpers.js';
 import { hasTmux, TmuxSession } from './tmux.js';
 
 const why = hasTmux ? '' : ' [skipped: tmux is not installed; .ci/run installs it]';
@@ -21,12 +21,6 @@ afterEach(async () => {
   fake = undefined;
   sandbox.cleanup();
 });
-
-function nativeOnly(): string[] {
-  const file = join(sandbox.home, 'native.json');
-  writeFileSync(file, JSON.stringify({ nativeTools: ['hash', 'time', 'calculate'] }));
-  return ['--config', file];
-}
 
 /** A colour (SGR) escape sequence. */
 const SGR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`);
@@ -60,7 +54,7 @@ describe('toolwire chat in a terminal', () => {
         [
           process.execPath,
           BIN,
-          ...nativeOnly(),
+          ...nativeOnlyConfig(sandbox.home),
           'chat',
           '--provider',
           'openai',
@@ -115,7 +109,7 @@ describe('toolwire chat in a terminal', () => {
   );
 
   it.skipIf(!hasTmux)(`uses colour in a terminal unless NO_COLOR is set${why}`, async () => {
-    const args = [process.execPath, BIN, ...nativeOnly(), 'tools', 'list'];
+    const args = [process.execPath, BIN, ...nativeOnlyConfig(sandbox.home), 'tools', 'list'];
     terminal = new TmuxSession(args, sandbox.env);
     await terminal.waitFor(/EXITED:0/);
     const coloured = terminal.capture(true);
@@ -169,7 +163,7 @@ describe('toolwire chat in a terminal', () => {
         [
           process.execPath,
           BIN,
-          ...nativeOnly(),
+          ...nativeOnlyConfig(sandbox.home),
           'chat',
           '--provider',
           'anthropic',
@@ -218,7 +212,7 @@ describe('toolwire chat in a terminal', () => {
         [
           process.execPath,
           BIN,
-          ...nativeOnly(),
+          ...nativeOnlyConfig(sandbox.home),
           'chat',
           '--provider',
           'openai',
@@ -256,7 +250,7 @@ describe('toolwire chat in a terminal', () => {
         [
           process.execPath,
           BIN,
-          ...nativeOnly(),
+          ...nativeOnlyConfig(sandbox.home),
           'chat',
           '--provider',
           'openai',

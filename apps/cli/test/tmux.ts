@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { vi } from 'vitest';
 
 /**
  * Whether the interactive tests run: where tmux is installed, and always in CI (`CI` set, where
@@ -73,14 +74,18 @@ export class TmuxSession {
   /** Polls the screen until `test` passes (or fails with the screen in the message). */
   async waitFor(test: RegExp | ((screen: string) => boolean), timeoutMs = 20_000): Promise<string> {
     const check = typeof test === 'function' ? test : (screen: string) => test.test(screen);
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const screen = this.capture();
-      if (check(screen)) return screen;
-      if (Date.now() > deadline) {
-        throw new Error(`the terminal never showed ${String(test)}; it shows:\n${screen}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    let screen = '';
+    try {
+      return await vi.waitFor(
+        () => {
+          screen = this.capture();
+          if (!check(screen)) throw new Error('not shown yet');
+          return screen;
+        },
+        { timeout: timeoutMs, interval: 100 },
+      );
+    } catch {
+      throw new Error(`the terminal never showed ${String(test)}; it shows:\n${screen}`);
     }
   }
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, runToolwire, type Sandbox } from './helpers.js';
+import { createSandbox, runToolwire, type Sandbox, expectOneLineError } from './helpers.js';
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -14,14 +14,6 @@ const run = (args: string[], options: { cwd?: string; env?: Record<string, strin
     env: { ...sandbox.env, ...options.env },
     ...(options.cwd ? { cwd: options.cwd } : {}),
   });
-
-/** Exactly one line on stderr, no stack trace. */
-function expectOneLineError(stderr: string): string {
-  const lines = stderr.trim().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(stderr).not.toMatch(/\n\s+at /);
-  return lines[0]!;
-}
 
 describe('toolwire tools list', () => {
   it('lists native tools and the embedded filesystem and memory servers on a fresh machine', async () => {

@@ -234,6 +234,7 @@ export async function gatewayAgent(
   const codeModeTools = codeSettings.enabled
     ? (await import('@toolwire/codemode')).createCodeModeTools({
         source: gatewayToolSource(runtime, token),
+        ...(token ? { owner: token.client } : {}),
         excludedTools: codeSettings.excludedTools,
         pinnedTools: codeSettings.pinnedTools,
         typecheck: 'warn',

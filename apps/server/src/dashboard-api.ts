@@ -155,6 +155,7 @@ export async function handleDashboardApi(
     const { runCode } = await import('@toolwire/codemode');
     const result = await runCode(body.code, {
       source: gatewayToolSource(runtime, token),
+      ...(token ? { owner: token.client } : {}),
       typecheck,
       limits: { timeoutMs: 10_000 },
       signal: controller.signal,

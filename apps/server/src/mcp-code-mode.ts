@@ -28,10 +28,12 @@ export function mcpCodeMode(config: ToolwireConfig): CallerToolsProvider | undef
   const modes = new Map<AuthToken | undefined, Promise<CodeMode>>();
   let closed = false;
 
-  async function open(tools: CallerToolSource): Promise<CodeMode> {
+  async function open(tools: CallerToolSource, token: AuthToken | undefined): Promise<CodeMode> {
     const { createCodeMode } = await load();
     return createCodeMode({
       source: tools,
+      // Each token's scripts and type checks get their fair share of the shared sandbox.
+      ...(token ? { owner: token.client } : {}),
       excludedTools: settings.excludedTools,
       pinnedTools: settings.pinnedTools,
       typecheck: TYPECHECK,
@@ -43,7 +45,7 @@ export function mcpCodeMode(config: ToolwireConfig): CallerToolsProvider | undef
       if (closed) return undefined;
       let made = modes.get(token);
       if (!made) {
-        made = open(tools);
+        made = open(tools, token);
         modes.set(token, made);
         made.catch(() => modes.delete(token));
       }

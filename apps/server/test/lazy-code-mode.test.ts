@@ -98,10 +98,12 @@ describe('toolwire-server on its embedded default', () => {
     const result = (await response.json()) as { ok: boolean; value: unknown };
     expect(result.ok).toBe(true);
     expect(JSON.stringify(result.value)).toContain('5');
-    // The QuickJS engine itself loads in the executor's worker thread, which starts without the
-    // host's flags (so without this hook); the run's answer above is what shows it ran.
+    // The QuickJS engine itself loads in the executor's worker thread, and TypeScript in the type
+    // checker's (code mode's host thread never loads it): both start without the host's flags
+    // (so without this hook); the run's answer above is what shows they ran.
     expect(loadedHeavy(log)).toEqual(
-      expect.arrayContaining(['typescript', '@toolwire/codemode', '@toolwire/executor']),
+      expect.arrayContaining(['@toolwire/codemode', '@toolwire/executor']),
     );
+    expect(loadedHeavy(log)).not.toContain('typescript');
   });
 });

@@ -24,8 +24,8 @@ import {
   type ToolCall,
 } from '@toolwire/schema';
 import { getEncoding } from 'js-tiktoken';
+import { CodeTypeChecker } from '../src/type-checker.js';
 import {
-  CodeTypeChecker,
   createCodeMode,
   generateDeclarations,
   normalizeScript,

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { createQuickJSExecutor } from '@toolwire/executor';
 import { createRegistry, type Registry } from '@toolwire/mcp/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCodeMode, type CodeMode } from './code-mode.js';
+import { createCodeMode } from './code-mode.js';
+import type { CodeMode } from './code-mode-types.js';
 
 // End to end against the real npm MCP servers over stdio, through @toolwire/mcp's registry.
 const require = createRequire(import.meta.url);

@@ -1,17 +1,11 @@
+import type { CodeModeConfig } from '@toolwire/config';
 import { matchesGlob } from '@toolwire/schema';
 
-/** Code mode settings for every model, or for one (the `codeMode` config keys, seed 002). */
-export interface CodeModeSettings {
-  enabled?: boolean | undefined;
-  excludedTools?: readonly string[] | undefined;
-  pinnedTools?: readonly string[] | undefined;
-}
+/** The `codeMode` section of `toolwire.config.json`, as its schema in `@toolwire/config` says. */
+export type CodeModeConfigSection = CodeModeConfig;
 
-/** The `codeMode` section of `toolwire.config.json`. */
-export interface CodeModeConfigSection extends CodeModeSettings {
-  defaults?: CodeModeSettings | undefined;
-  models?: ReadonlyArray<CodeModeSettings & { match: string }> | undefined;
-}
+/** Code mode settings for every model, or for one (the `codeMode` config keys, seed 002). */
+export type CodeModeSettings = NonNullable<CodeModeConfig['defaults']>;
 
 export interface ResolvedCodeModeSettings {
   enabled: boolean;

@@ -7,8 +7,9 @@ import {
   type ToolContentOutput,
 } from '@toolwire/schema';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCodeMode, createCodeModeTools, runCode, type CodeModeOptions } from './code-mode.js';
-import type { CodeModeToolSource, SourceTool } from './tool-source.js';
+import { createCodeMode, createCodeModeTools, runCode } from './code-mode.js';
+import type { CodeModeOptions } from './code-mode-types.js';
+import type { CodeModeToolSource } from './tool-source.js';
 
 const executor = createQuickJSExecutor({ poolSize: 1 });
 afterAll(() => executor.close());
@@ -399,109 +400,6 @@ try {
     } finally {
       await mode.close();
     }
-  });
-});
-
-describe('createCodeMode (runtime behaviour)', () => {
-  it('runs independent calls in parallel with Promise.all', async () => {
-    let inFlight = 0;
-    let maxInFlight = 0;
-    let release: () => void = () => {};
-    const allStarted = new Promise<void>((resolve) => (release = resolve));
-    const slow = defineTool({
-      name: 'slow_echo',
-      description: 'Echoes its input after every parallel call has started',
-      inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
-      execute: async (args) => {
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        if (inFlight === 3) release();
-        // Serialised calls would wait here forever; the fallback keeps a failure a failure, not a hang.
-        await Promise.race([allStarted, new Promise((resolve) => setTimeout(resolve, 3000))]);
-        inFlight--;
-        return { n: args.n };
-      },
-    });
-    const result = await createCodeMode({ source: [slow], executor }).run(
-      `const r = await Promise.all([1, 2, 3].map((n) => slow_echo({ n })));\nreturn r.map((x) => (x as { n: number }).n);`,
-    );
-    expect(result).toMatchObject({ ok: true, value: [1, 2, 3] });
-    expect(maxInFlight).toBe(3);
-  });
-
-  it('never lets a tool be shadowed by a global of the same name', async () => {
-    const parseIntTool = defineTool(
-      {
-        name: 'parseInt',
-        description: 'A tool that happens to share a global name',
-        inputSchema: {
-          type: 'object',
-          properties: { text: { type: 'string' } },
-          required: ['text'],
-        },
-        outputSchema: {
-          type: 'object',
-          properties: { tool: { type: 'boolean' } },
-          required: ['tool'],
-        },
-        execute: () => ({ tool: true }),
-      },
-      { mode: 'lenient' },
-    );
-    const mode = createCodeMode({ source: [parseIntTool], executor });
-    expect(mode.declarations.bindings).toEqual([{ identifier: 'parseInt_', toolName: 'parseInt' }]);
-    const result = await mode.run(
-      `const r = await parseInt_({ text: '42' });\nreturn { r, real: parseInt('42') };`,
-    );
-    expect(result).toMatchObject({ ok: true, value: { r: { tool: true }, real: 42 } });
-  });
-
-  it('reports runtime errors at the line the model wrote, TypeScript included', async () => {
-    const result = await codeMode({ typecheck: 'off' }).run(
-      `interface Box { v: number }\nconst box: Box | null = null as Box | null;\nconst x: number = 1;\nreturn (box as any).v + x;`,
-    );
-    expect(result.ok).toBe(false);
-    expect(result.error).toMatchObject({ kind: 'runtime', line: 4 });
-  });
-
-  it('picks up a changed tool list on refresh, and by itself when the source announces changes', async () => {
-    const listeners = new Set<() => void>();
-    let list: SourceTool[] = [
-      { name: 'first', description: 'First tool', inputSchema: { type: 'object', properties: {} } },
-    ];
-    const source: CodeModeToolSource = {
-      listTools: () => list,
-      callTool: async (name) => ({
-        content: [{ type: 'text', text: JSON.stringify({ from: name }) }],
-      }),
-      onToolsChanged: (listener) => {
-        const notify = () => listener({});
-        listeners.add(notify);
-        return () => listeners.delete(notify);
-      },
-    };
-    const mode = createCodeMode({ source, executor });
-    expect(mode.executeCodeTool.description).toContain('declare function first(');
-    list = [
-      ...list,
-      {
-        name: 'second',
-        description: 'Second tool',
-        inputSchema: { type: 'object', properties: {} },
-      },
-    ];
-    expect(mode.executeCodeTool.description).not.toContain('second');
-    for (const listener of listeners) listener();
-    expect(mode.executeCodeTool.description).toContain('declare function second(');
-    expect(await mode.run('return await second();')).toMatchObject({
-      ok: true,
-      value: { from: 'second' },
-    });
-    list = list.slice(1);
-    mode.refresh();
-    expect(mode.declarations.bindings.map((b) => b.toolName)).toEqual(['second']);
-    await mode.close();
-    expect(listeners.size).toBe(0);
   });
 });
 

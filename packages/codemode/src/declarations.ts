@@ -1,3 +1,4 @@
+import { CodeModeCallError, InvalidCodeModeOptionsError } from './errors.js';
 import { estimateTokens, isPlainObject } from '@toolwire/schema';
 import { createIdentifierMap, toTypeName } from './identifiers.js';
 import {
@@ -77,17 +78,19 @@ export function generateDeclarations(
   const detail = options.detail ?? 'auto';
   if (detail !== 'auto') {
     if (!Object.prototype.hasOwnProperty.call(detailPresets, detail)) {
-      throw new TypeError(
-        `Invalid declarations.detail: expected "auto", "full", "compact" or "signatures", got ${JSON.stringify(detail)}`,
-      );
+      throw new InvalidCodeModeOptionsError({
+        path: 'declarations.detail',
+        message: `expected "auto", "full", "compact" or "signatures", got ${JSON.stringify(detail)}`,
+      });
     }
     return declarationsAt(tools, detail, options);
   }
   const budget = options.budgetTokens ?? DEFAULT_DECLARATION_BUDGET_TOKENS;
   if (typeof budget !== 'number' || Number.isNaN(budget)) {
-    throw new TypeError(
-      `Invalid declarations.budgetTokens: expected a number, got ${JSON.stringify(budget)}`,
-    );
+    throw new InvalidCodeModeOptionsError({
+      path: 'declarations.budgetTokens',
+      message: `expected a number, got ${JSON.stringify(budget)}`,
+    });
   }
   const compact = declarationsAt(tools, 'compact', options);
   if (estimateTokens(compact.text) <= budget) return compact;
@@ -97,7 +100,7 @@ export function generateDeclarations(
 /**
  * The full, documented declarations of some of the tools (what `describe()` returns in code mode),
  * with the identifiers they have among `allTools`. `names` are tool names or identifiers; an
- * unknown one throws a `TypeError` naming it.
+ * unknown one throws a `CodeModeCallError` naming it.
  */
 export function describeTools(
   allTools: readonly CodeModeToolInfo[],
@@ -115,7 +118,7 @@ export function describeTools(
 /**
  * Declarations of some of the tools at one detail level, with the identifiers they have among
  * `allTools` (so a listed subset calls each tool by the same name as the whole set). `names` are
- * tool names or identifiers; an unknown one throws a `TypeError` naming it.
+ * tool names or identifiers; an unknown one throws a `CodeModeCallError` naming it.
  */
 export function declareSome(
   allTools: readonly CodeModeToolInfo[],
@@ -132,9 +135,10 @@ export function declareSome(
   const chosen = names.map((name) => {
     const tool = byKey.get(name);
     if (tool === undefined)
-      throw new TypeError(
-        `describe: no tool named ${JSON.stringify(name)}; use the function names declared in the tool description or found by search()`,
-      );
+      throw new CodeModeCallError({
+        category: 'resourceNotFound',
+        message: `describe: no tool named ${JSON.stringify(name)}; use the function names declared in the tool description or found by search()`,
+      });
     return tool;
   });
   return declarationsAt([...new Set(chosen)], detail, options, identifiers);
@@ -296,7 +300,11 @@ function declarationsAt(
     const chosen = new Set<(typeof blocks)[number]>();
     for (const name of names) {
       const block = byKey.get(name);
-      if (block === undefined) throw new TypeError(`no tool named ${JSON.stringify(name)}`);
+      if (block === undefined)
+        throw new CodeModeCallError({
+          category: 'resourceNotFound',
+          message: `no tool named ${JSON.stringify(name)}`,
+        });
       chosen.add(block);
       // A `typeof` twin needs the tool it copies (twins always point at a declared function).
       if (block.twin !== undefined) chosen.add(byKey.get(block.twin)!);

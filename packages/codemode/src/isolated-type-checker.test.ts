@@ -1,10 +1,12 @@
 import { typeLevelBomb } from '@toolwire/testing/memory';
-import { afterAll, describe, expect, it } from 'vitest';
+import { SandboxBusyError } from '@toolwire/executor';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { generateDeclarations } from './declarations.js';
 import { IsolatedTypeChecker } from './isolated-type-checker.js';
 import { runCode } from './code-mode.js';
 import { normalizeScript } from './script.js';
 import { CodeTypeChecker } from './type-checker.js';
+import type { CodeDiagnostic } from './code-diagnostic.js';
 
 const declarations = generateDeclarations([
   {
@@ -91,6 +93,75 @@ describe('IsolatedTypeChecker', () => {
     ).toEqual([
       expect.objectContaining({ code: 0, message: expect.stringMatching(/limit is 4 bytes/) }),
     ]);
+  });
+});
+
+describe('IsolatedTypeChecker with many owners', () => {
+  const check = (checker: IsolatedTypeChecker, code: string, owner: string) => {
+    let settled = false;
+    const outcome = checker
+      .checkTimed(body(code), declarations.text, declarations.checkPrelude, { owner })
+      .then(
+        (result) => ((settled = true), result),
+        (error: unknown) => ((settled = true), error),
+      );
+    return { settled: () => settled, outcome };
+  };
+  const waitLimit = { timeout: 60_000, interval: 20 };
+
+  it("checks another owner's script while one owner's type bombs hold a checker", async () => {
+    // Bombs stop only at the heap limit (many seconds); an ordinary warm check takes milliseconds.
+    const checker = new IsolatedTypeChecker({ timeoutMs: 120_000 });
+    try {
+      checker.warmUp(2);
+      await checker.ready();
+      const bombs = [0, 1, 2].map(() => check(checker, typeLevelBomb, 'hostile'));
+      await vi.waitFor(() => expect(checker.usage().active).toEqual({ hostile: 1 }), waitLimit);
+      const polite = check(checker, 'return (await get_city({})).city;', 'polite');
+      // Today's one checker, first come first served: the polite check waits for every bomb.
+      await vi.waitFor(() => expect(polite.settled()).toBe(true), waitLimit);
+      expect(bombs.map((bomb) => bomb.settled())).toEqual([false, false, false]);
+      expect(await polite.outcome).toMatchObject({ diagnostics: [] });
+      expect(checker.usage()).toEqual({ active: { hostile: 1 }, queued: { hostile: 2 } });
+    } finally {
+      await checker.close();
+    }
+  });
+
+  it("refuses an owner's check past its queue with a rate-limit error", async () => {
+    const checker = new IsolatedTypeChecker({ timeoutMs: 120_000, fairShare: { maxQueued: 1 } });
+    try {
+      const bombs = [0, 1].map(() => check(checker, typeLevelBomb, 'hostile'));
+      await vi.waitFor(() => expect(checker.usage().queued).toEqual({ hostile: 1 }), waitLimit);
+      const refused = check(checker, 'return 1;', 'hostile');
+      await vi.waitFor(() => expect(refused.settled()).toBe(true), waitLimit);
+      const error = await refused.outcome;
+      expect(error).toBeInstanceOf(SandboxBusyError);
+      expect(error).toMatchObject({ code: 'rate_limited', resource: 'type checks' });
+      expect((error as SandboxBusyError).retryAfterMs).toBeGreaterThan(0);
+      expect(bombs.map((bomb) => bomb.settled())).toEqual([false, false]);
+    } finally {
+      await checker.close();
+    }
+  });
+
+  it('times a check from its start and reports the wait apart', async () => {
+    // One worker: the ordinary check waits behind a bomb that runs into the time limit.
+    const checker = new IsolatedTypeChecker({ timeoutMs: 1500, workers: 1 });
+    try {
+      checker.warmUp();
+      await checker.ready();
+      const bomb = check(checker, typeLevelBomb, 'hostile');
+      await vi.waitFor(() => expect(checker.usage().active).toEqual({ hostile: 1 }), waitLimit);
+      const queued = check(checker, 'return (await get_city({})).city;', 'polite');
+      const bombed = (await bomb.outcome) as { diagnostics: CodeDiagnostic[] };
+      expect(bombed.diagnostics[0]?.message).toMatch(/took longer than 1500 ms/);
+      const outcome = (await queued.outcome) as { diagnostics: []; queuedMs: number };
+      expect(outcome.diagnostics).toEqual([]);
+      expect(outcome.queuedMs).toBeGreaterThan(0);
+    } finally {
+      await checker.close();
+    }
   });
 });
 

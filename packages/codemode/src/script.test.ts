@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeScript, stripMarkdownFence, stripTypes } from './script.js';
+import { normalizeScript, stripTypes } from './script.js';
 
 describe('normalizeScript', () => {
   it('keeps a function body as it is', () => {
@@ -16,13 +16,6 @@ describe('normalizeScript', () => {
     expect(normalizeScript('(async function () { return 2; });').body).toBe(
       'return await ((async function () { return 2; }))();',
     );
-  });
-});
-
-describe('stripMarkdownFence', () => {
-  it('turns fence lines into blank lines so line numbers stay', () => {
-    expect(stripMarkdownFence('```typescript\nreturn 1;\n```')).toBe('\nreturn 1;');
-    expect(stripMarkdownFence('return 1;')).toBe('return 1;');
   });
 });
 

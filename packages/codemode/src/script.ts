@@ -1,6 +1,13 @@
-import ts from 'typescript';
-import { blankSourceFile } from 'ts-blank-space';
-import { scriptWrapperEnd, scriptWrapperStart } from './type-checker.js';
+// The model's code on its way to the sandbox, without the TypeScript compiler: fences dropped, a
+// single function expression turned into a body, types erased. Types are erased by amaro (Node's
+// own type stripper, SWC compiled to WebAssembly), which keeps every line and column, so what the
+// sandbox and the checker report points at the model's own source; the JavaScript that remains is
+// read with acorn.
+import { createRequire } from 'node:module';
+import { parse } from 'acorn';
+import type * as AmaroModule from 'amaro';
+import { stripMarkdownFence } from '@toolwire/executor';
+import { scriptWrapperEnd, scriptWrapperStart } from './code-diagnostic.js';
 
 /** The model's code as a function body, ready to type-check and to strip. */
 export interface NormalizedScript {
@@ -10,6 +17,61 @@ export interface NormalizedScript {
   wasFunctionExpression: boolean;
 }
 
+export interface StripResult {
+  ok: boolean;
+  /** JavaScript with the same lines and columns as the TypeScript (types become spaces). */
+  code: string;
+  /** Syntax the stripper cannot erase (enums, namespaces, parameter properties, `<T>x`), by line. */
+  unsupported: Array<{ line: number; column: number; text: string }>;
+  /** The code is not valid TypeScript at all: the first error, in the script's lines. */
+  syntaxError?: { message: string; line: number; column: number };
+}
+
+interface AmaroError {
+  code?: string;
+  message?: string;
+  startLine?: number;
+  startColumn?: number;
+}
+type Amaro = Pick<typeof AmaroModule, 'transformSync'>;
+let amaro: Amaro | undefined;
+
+/** Loaded on the first script, not when the package is imported. */
+function stripper(): Amaro {
+  return (amaro ??= createRequire(import.meta.url)('amaro') as Amaro);
+}
+
+/**
+ * Erases TypeScript types from a function body, keeping every line and column, so errors the
+ * sandbox reports point at the model's own source.
+ */
+export function stripTypes(body: string): StripResult {
+  const wrapped = `${scriptWrapperStart}${body}${scriptWrapperEnd}`;
+  try {
+    const { code } = stripper().transformSync(wrapped, { mode: 'strip-only' });
+    return {
+      ok: true,
+      code: code.slice(scriptWrapperStart.length, code.length - scriptWrapperEnd.length),
+      unsupported: [],
+    };
+  } catch (error) {
+    const failure = error as AmaroError;
+    // Line 1 of the wrapped text is the wrapper's, so its line N is the script's line N - 1.
+    const line = Math.max(1, (failure.startLine ?? 2) - 1);
+    const column = (failure.startColumn ?? 0) + 1;
+    if (failure.code === 'UnsupportedSyntax') {
+      const text = (body.split('\n')[line - 1] ?? '').slice(column - 1, column - 1 + 80);
+      return { ok: false, code: '', unsupported: [{ line, column, text }] };
+    }
+    return {
+      ok: false,
+      code: '',
+      unsupported: [],
+      syntaxError: { message: failure.message ?? String(error), line, column },
+    };
+  }
+}
+
 /**
  * Accepts a function body or a single function expression (`async () => { … }`), optionally inside
  * a markdown fence, and returns a function body. Line numbers are kept: a fence line becomes an
@@ -17,20 +79,17 @@ export interface NormalizedScript {
  */
 export function normalizeScript(source: string): NormalizedScript {
   const text = stripMarkdownFence(source);
-  const file = ts.createSourceFile(
-    'script.ts',
-    text,
-    ts.ScriptTarget.Latest,
-    false,
-    ts.ScriptKind.TS,
-  );
-  const only = file.statements.length === 1 ? file.statements[0] : undefined;
-  if (only && ts.isExpressionStatement(only)) {
-    let expression: ts.Expression = only.expression;
-    while (ts.isParenthesizedExpression(expression)) expression = expression.expression;
-    if (ts.isArrowFunction(expression) || ts.isFunctionExpression(expression)) {
-      const start = only.getStart(file);
-      const end = only.expression.getEnd();
+  const stripped = stripTypes(text);
+  // Code that does not strip or parse is passed on as it is: the checker and the sandbox say why.
+  const program = stripped.ok ? parseBody(stripped.code) : undefined;
+  const only = program?.body.length === 1 ? program.body[0] : undefined;
+  if (only?.type === 'ExpressionStatement') {
+    let expression = only.expression;
+    while (expression.type === 'ParenthesizedExpression') expression = expression.expression;
+    if (expression.type === 'ArrowFunctionExpression' || expression.type === 'FunctionExpression') {
+      // Stripping keeps positions, so offsets in the JavaScript are offsets in the TypeScript.
+      const start = only.start;
+      const end = only.expression.end;
       return {
         body: `${text.slice(0, start)}return await (${text.slice(start, end)})();${text.slice(end).replace(/^\s*;/, '')}`,
         wasFunctionExpression: true,
@@ -40,70 +99,65 @@ export function normalizeScript(source: string): NormalizedScript {
   return { body: text, wasFunctionExpression: false };
 }
 
-/** Models often wrap code in a markdown fence; the fence lines become blank lines. */
-export function stripMarkdownFence(source: string): string {
-  const match = /^(\s*)```[\w-]*[^\n]*\n([\s\S]*?)\n?```\s*$/.exec(source);
-  if (!match) return source;
-  return `${match[1]!.replace(/[^\n]/g, '')}\n${match[2]}`;
-}
-
-export interface StripResult {
-  ok: boolean;
-  /** JavaScript with the same lines and columns as the TypeScript (types become spaces). */
-  code: string;
-  /** Syntax the stripper cannot erase (enums, namespaces, parameter properties), by line. */
-  unsupported: Array<{ line: number; column: number; text: string }>;
-}
-
 /**
- * Erases TypeScript types from a function body with ts-blank-space, which keeps every line and
- * column, so errors the sandbox reports point at the model's own source.
+ * Whether a function body, already stripped of types, declares `name` at its top level (`const`,
+ * `let`, `var` with destructuring, `function`, `class`): code mode then leaves that name to the code.
  */
-export function stripTypes(body: string): StripResult {
-  const wrapped = `${scriptWrapperStart}${body}${scriptWrapperEnd}`;
-  const unsupported: StripResult['unsupported'] = [];
-  const file = ts.createSourceFile(
-    'script.ts',
-    wrapped,
-    ts.ScriptTarget.Latest,
-    false,
-    ts.ScriptKind.TS,
-  );
-  const stripped = blankSourceFile(file, (node) => {
-    const start = node.getStart(file);
-    const position = file.getLineAndCharacterOfPosition(start);
-    unsupported.push({
-      // Line 0 is the wrapper's first line, so the 0-based line is the script's 1-based line.
-      line: position.line,
-      column: position.character + 1,
-      text: wrapped.slice(start, node.getEnd()).split('\n')[0]!.slice(0, 80),
-    });
-  });
-  const code = stripped.slice(scriptWrapperStart.length, stripped.length - scriptWrapperEnd.length);
-  return { ok: unsupported.length === 0, code, unsupported };
-}
-
-/**
- * Whether a function body declares `name` at its top level (`const`, `let`, `var` with
- * destructuring, `function`, `class`): code mode then leaves that name to the code.
- */
-export function declaresTopLevel(body: string, name: string): boolean {
-  const file = ts.createSourceFile(
-    'script.ts',
-    body,
-    ts.ScriptTarget.Latest,
-    false,
-    ts.ScriptKind.TS,
-  );
-  const binds = (node: ts.BindingName): boolean =>
-    ts.isIdentifier(node)
-      ? node.text === name
-      : node.elements.some((element) => !ts.isOmittedExpression(element) && binds(element.name));
-  return file.statements.some((statement) => {
-    if (ts.isVariableStatement(statement))
-      return statement.declarationList.declarations.some((declaration) => binds(declaration.name));
-    if (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement))
-      return statement.name?.text === name;
+export function declaresTopLevel(code: string, name: string): boolean {
+  const program = parseBody(code);
+  if (!program) return false;
+  type Pattern = Parameters<typeof bindsName>[0];
+  function bindsName(node: {
+    type: string;
+    name?: string;
+    elements?: unknown[];
+    properties?: unknown[];
+    value?: unknown;
+    argument?: unknown;
+    left?: unknown;
+  }): boolean {
+    switch (node.type) {
+      case 'Identifier':
+        return node.name === name;
+      case 'ArrayPattern':
+        return (node.elements ?? []).some(
+          (element) => element !== null && bindsName(element as Pattern),
+        );
+      case 'ObjectPattern':
+        return (node.properties ?? []).some((property) =>
+          bindsName(
+            ((property as { type: string }).type === 'RestElement'
+              ? property
+              : (property as { value: unknown }).value) as Pattern,
+          ),
+        );
+      case 'RestElement':
+        return bindsName(node.argument as Pattern);
+      case 'AssignmentPattern':
+        return bindsName(node.left as Pattern);
+      default:
+        return false;
+    }
+  }
+  return program.body.some((statement) => {
+    if (statement.type === 'VariableDeclaration')
+      return statement.declarations.some((declaration) => bindsName(declaration.id));
+    if (statement.type === 'FunctionDeclaration' || statement.type === 'ClassDeclaration')
+      return statement.id?.name === name;
     return false;
   });
+}
+
+function parseBody(code: string): ReturnType<typeof parse> | undefined {
+  try {
+    return parse(code, {
+      ecmaVersion: 'latest',
+      sourceType: 'script',
+      allowReturnOutsideFunction: true,
+      allowAwaitOutsideFunction: true,
+      preserveParens: true,
+    });
+  } catch {
+    return undefined;
+  }
 }

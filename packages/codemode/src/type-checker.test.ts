@@ -5,7 +5,8 @@ import ts from 'typescript';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { generateDeclarations } from './declarations.js';
 import { normalizeScript } from './script.js';
-import { CodeTypeChecker, formatDiagnostics } from './type-checker.js';
+import { formatDiagnostics } from './code-diagnostic.js';
+import { CodeTypeChecker } from './type-checker.js';
 
 const declarations = generateDeclarations([
   {

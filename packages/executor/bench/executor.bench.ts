@@ -10,13 +10,16 @@ import {
 } from '../src/index.js';
 import type { Executor, HostFunction } from '../src/index.js';
 
+/** What the bench drives: running and closing (the node:vm baseline has no pool to share). */
+type BenchExecutor = Pick<Executor, 'name' | 'run' | 'close'>;
+
 interface Backend {
   name: string;
-  create: () => Promise<Executor>;
+  create: () => Promise<BenchExecutor>;
 }
 
 /** node:vm with host functions handed straight to the script. NOT a sandbox: a baseline only. */
-async function createNodeVMBaseline(): Promise<Executor> {
+async function createNodeVMBaseline(): Promise<BenchExecutor> {
   return {
     name: 'node:vm',
     async run(script, options = {}) {
@@ -30,6 +33,7 @@ async function createNodeVMBaseline(): Promise<Executor> {
         logsTruncated: false,
         toolCalls: [],
         durationMs: performance.now() - started,
+        queuedMs: 0,
         stats: { toolCalls: 0, logBytes: 0, resultBytes: 0 },
       };
     },
@@ -49,7 +53,7 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
 }
 
 async function expectOk(
-  executor: Executor,
+  executor: BenchExecutor,
   script: string,
   functions?: Record<string, HostFunction>,
 ): Promise<void> {

@@ -2,6 +2,7 @@ import { UnsupportedFeatureError } from '@toolwire/schema';
 import { InvalidRunOptionsError } from './errors.js';
 import { createIsolatedVMExecutor } from './isolated-vm-executor.js';
 import { createQuickJSExecutor } from './quickjs-executor.js';
+import type { FairShareOptions } from './fair-share.js';
 import type { ExecutionLimits } from './types.js';
 import type { Executor } from './types.js';
 
@@ -16,6 +17,8 @@ export interface CreateExecutorOptions {
   backend?: ExecutorBackend;
   poolSize?: number;
   limits?: Partial<ExecutionLimits>;
+  /** How runs of different owners share the pool (see `QuickJSExecutorOptions.fairShare`). */
+  fairShare?: FairShareOptions;
 }
 
 export async function createExecutor(options: CreateExecutorOptions = {}): Promise<Executor> {

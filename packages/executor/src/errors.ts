@@ -48,3 +48,60 @@ export class ExecutorClosedError extends ToolwireError {
     this.name = 'ExecutorClosedError';
   }
 }
+
+/** Which shared capacity a refusal is about. */
+export type SandboxResource = 'runs' | 'type checks';
+
+/**
+ * The owner (a gateway token, a tenant) already has as many runs or type checks waiting as its
+ * share allows: this one is refused, not queued. A rate-limit error: try again after `retryAfterMs`.
+ * Carries the `rateLimited` tool-error category, so a tool that lets it through (`execute_code`)
+ * fails with that category and `retryAfterMs` in its details.
+ */
+export class SandboxBusyError extends ToolwireError {
+  override readonly code = 'rate_limited';
+  readonly category = 'rateLimited' as const;
+  readonly owner: string;
+  readonly resource: SandboxResource;
+  readonly retryAfterMs: number;
+  readonly details: Readonly<Record<string, unknown>>;
+  constructor(options: {
+    owner: string;
+    resource: SandboxResource;
+    retryAfterMs: number;
+    active: number;
+    queued: number;
+  }) {
+    const who = options.owner === '' ? 'this caller' : `"${options.owner}"`;
+    super('rate_limited', {
+      message: `Too many ${options.resource} for ${who}: ${options.active} running and ${options.queued} waiting, the most its share allows. Try again in ${options.retryAfterMs} ms.`,
+    });
+    this.name = 'SandboxBusyError';
+    this.owner = options.owner;
+    this.resource = options.resource;
+    this.retryAfterMs = options.retryAfterMs;
+    this.details = { retryAfterMs: options.retryAfterMs, resource: options.resource };
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {
+      ...super.toJSON(),
+      owner: this.owner,
+      resource: this.resource,
+      retryAfterMs: this.retryAfterMs,
+    };
+  }
+}
+
+/** The run was cancelled (or its executor closed) while it waited for its turn. */
+export class WaitAbortedError extends ToolwireError {
+  constructor(options: { reason: 'cancelled' | 'closed' }) {
+    super(options.reason === 'closed' ? 'executor_closed' : 'cancelled', {
+      message:
+        options.reason === 'closed'
+          ? 'closed while waiting for a free runner'
+          : 'cancelled while waiting for a free runner',
+    });
+    this.name = 'WaitAbortedError';
+  }
+}

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createIsolatedVMExecutor, isIsolatedVMAvailable } from './isolated-vm-executor.js';
 import { runExecutorContract } from './testing/executor-contract.js';
 import { runExecutorSecuritySuite } from './testing/security-contract.js';
+import { runFairShareSuite } from './testing/fair-share-contract.js';
 
 const availability = await isIsolatedVMAvailable();
 const skipReason = availability.available
@@ -16,6 +17,7 @@ runExecutorContract('isolated-vm', () => createIsolatedVMExecutor({ poolSize: 2 
 runExecutorSecuritySuite('isolated-vm', () => createIsolatedVMExecutor({ poolSize: 2 }), {
   skipReason,
 });
+runFairShareSuite('isolated-vm', (options) => createIsolatedVMExecutor(options), { skipReason });
 
 describe('createIsolatedVMExecutor', () => {
   it.skipIf(availability.available)(

@@ -5,6 +5,8 @@ import { resolveLimits } from './limits.js';
 import type { ExecutionLimits } from './types.js';
 import type { RunnerMessage } from './protocol.js';
 import { checkPoolSize, siblingEntry } from './quickjs-executor.js';
+import { FairShare } from './fair-share.js';
+import type { FairShareOptions } from './fair-share.js';
 import { runScript } from './run-script.js';
 import { RunnerPool } from './runner-pool.js';
 import type { RunnerChannel } from './runner-pool.js';
@@ -15,6 +17,12 @@ export interface IsolatedVMExecutorOptions {
   poolSize?: number;
   /** Defaults for every run; per-run `limits` override them. */
   limits?: Partial<ExecutionLimits>;
+  /**
+   * How runs of different owners (`run(…, { owner })`) share the pool: by default an owner runs
+   * on at most half the runners (rounded up) and queues at most 16 runs; one more is refused with
+   * `SandboxBusyError`. Runs waiting for a runner are served one owner at a time, in turn.
+   */
+  fairShare?: FairShareOptions;
   /** How long a stopped runner gets to report before its process is killed (default 500 ms). */
   stopGraceMs?: number;
 }
@@ -32,6 +40,7 @@ export async function createIsolatedVMExecutor(
   const baseLimits = options.limits;
   resolveLimits(baseLimits);
   const stopGraceMs = options.stopGraceMs ?? 500;
+  const share = new FairShare({ capacity: poolSize, resource: 'runs', share: options.fairShare });
   const pool = new RunnerPool(poolSize, spawnIsolatedVMRunner);
   try {
     await pool.warm(1);
@@ -49,10 +58,14 @@ export async function createIsolatedVMExecutor(
     name: 'isolated-vm',
     async run(script: string, runOptions: RunOptions = {}): Promise<RunResult> {
       if (closed) throw new ExecutorClosedError({ executor: 'isolated-vm' });
-      return runScript({ pool, script, options: runOptions, baseLimits, stopGraceMs });
+      return runScript({ pool, share, script, options: runOptions, baseLimits, stopGraceMs });
     },
+    warmUp: (count = 1) => pool.warm(count),
+    usage: () => share.snapshot(),
+    setFairShare: (next) => share.configure(next),
     async close(): Promise<void> {
       closed = true;
+      share.close();
       await pool.close();
     },
   };

@@ -12,8 +12,11 @@ type IsolatedVM = typeof IsolatedVMModule;
 type Isolate = InstanceType<IsolatedVM['Isolate']>;
 type Reference = InstanceType<IsolatedVM['Reference']>;
 
-const send = (message: RunnerMessage | { type: 'unavailable'; message: string }): void => {
-  process.send?.(message);
+const send = (
+  message: RunnerMessage | { type: 'unavailable'; message: string },
+  then?: () => void,
+): void => {
+  process.send?.(message, undefined, undefined, then);
 };
 
 let ivm: IsolatedVM;
@@ -32,6 +35,7 @@ interface ActiveRun {
   deliver: Reference | undefined;
   done: boolean;
   timer: NodeJS.Timeout | undefined;
+  /** Polls the isolate (disposed at its heap limit) and this process's resident memory. */
   watch: NodeJS.Timeout | undefined;
   /** The script's outcome, reported by the harness; the run finishes the moment it arrives. */
   outcome: string | undefined;
@@ -69,6 +73,15 @@ process.on('disconnect', () => process.exit(0));
 // this much above its resident size at start asks to be replaced, so memory goes back to the host.
 const startResidentBytes = process.memoryUsage.rss();
 const recycleAboveBytes = 24 * MiB;
+/**
+ * The isolate's heap limit does not bound what V8's native string and regexp code allocates
+ * outside it (a global `replace` on a 30 MB string reached +964 MB): this process's resident
+ * memory is watched instead, and past the run's memoryBytes plus this much (V8's young
+ * generation, allocator slack, the watch's own latency) the run ends as `memory` and the process
+ * is killed, since an isolate busy in native code cannot be stopped from here.
+ */
+const residentAllowanceBytes = 32 * MiB;
+const watchIntervalMs = 2;
 send({ type: 'ready' });
 
 async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise<void> {
@@ -89,6 +102,20 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     outbox: [],
   };
   active = run;
+  const residentLimit = process.memoryUsage.rss() + limits.memoryBytes + residentAllowanceBytes;
+  let started = false;
+  run.watch = setInterval(() => {
+    if (run.done) return;
+    const resident = process.memoryUsage.rss();
+    if (resident > residentLimit) return outOfMemory(run, resident, residentLimit);
+    if (started && isolate.isDisposed) {
+      finish(run, {
+        type: 'engine',
+        reason: 'memory',
+        error: { name: 'RangeError', message: 'memory limit' },
+      });
+    }
+  }, watchIntervalMs);
   run.timer = setTimeout(
     () =>
       finish(run, {
@@ -189,15 +216,8 @@ async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise
     }
     if (run.done) return;
     idle(run);
-    run.watch = setInterval(() => {
-      if (isolate.isDisposed && !run.done) {
-        finish(run, {
-          type: 'engine',
-          reason: 'memory',
-          error: { name: 'RangeError', message: 'memory limit' },
-        });
-      }
-    }, 20);
+    // From here an isolate disposed by isolated-vm (its heap limit) is noticed by the watch.
+    started = true;
   } catch (error) {
     if (run.done) return;
     finish(run, classify(error, isolate));
@@ -250,20 +270,41 @@ function classify(error: unknown, isolate: Isolate): RunnerOutcome {
   return { type: 'engine', reason: 'internal', error: described };
 }
 
-function finish(run: ActiveRun, result: RunnerOutcome): void {
+/**
+ * Resident memory went past the run's bound, most likely inside native code the isolate cannot
+ * be interrupted in: report `memory`, then end this process (the host starts a fresh runner). The
+ * line on stderr says the same in case the report does not arrive first.
+ */
+function outOfMemory(run: ActiveRun, resident: number, limit: number): void {
+  process.stderr.write(
+    `isolated-vm runner: out of memory (resident ${Math.round(resident / MiB)} MiB, bound ${Math.round(limit / MiB)} MiB)\n`,
+  );
+  finish(
+    run,
+    { type: 'engine', reason: 'memory', error: { name: 'RangeError', message: 'resident memory' } },
+    () => process.kill(process.pid, 'SIGKILL'),
+  );
+}
+
+function finish(run: ActiveRun, result: RunnerOutcome, exit?: () => void): void {
   if (run.done) return;
   run.done = true;
   clearTimeout(run.timer);
   clearInterval(run.watch);
-  if (!run.isolate.isDisposed) run.isolate.dispose();
+  // Disposing waits for native code still running in the isolate: a process about to exit skips it.
+  if (!exit && !run.isolate.isDisposed) run.isolate.dispose();
   if (active === run) active = undefined;
-  const recycle = process.memoryUsage.rss() > startResidentBytes + recycleAboveBytes;
+  const recycle =
+    exit !== undefined || process.memoryUsage.rss() > startResidentBytes + recycleAboveBytes;
   const refusedCalls = run.outbox.splice(0).map(({ name, args }) => ({ name, args }));
-  send({
-    type: 'done',
-    runId: run.runId,
-    result,
-    recycle,
-    ...(refusedCalls.length > 0 ? { refusedCalls } : {}),
-  });
+  send(
+    {
+      type: 'done',
+      runId: run.runId,
+      result,
+      recycle,
+      ...(refusedCalls.length > 0 ? { refusedCalls } : {}),
+    },
+    exit,
+  );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { originalColumn, prepareScript } from './prepare-script.js';
+import { originalColumn, prepareScript, stripMarkdownFence } from './prepare-script.js';
 
 describe('prepareScript', () => {
   /** Runs a prepared script in this realm, recording what its hooks were told, in order. */
@@ -97,5 +97,18 @@ describe('prepareScript', () => {
       error: { kind: 'source-too-large' },
     });
     expect(prepareScript('"e"', 3).ok).toBe(true);
+  });
+});
+
+describe('stripMarkdownFence', () => {
+  it('turns fence lines into blank lines so line numbers stay', () => {
+    expect(stripMarkdownFence('```typescript\nreturn 1;\n```')).toBe('\nreturn 1;');
+    expect(stripMarkdownFence('return 1;')).toBe('return 1;');
+  });
+
+  it('keeps blank lines before the fence, so an error points at the line as sent', () => {
+    expect(stripMarkdownFence('\n\n```js\nnull.f();\n```\n')).toBe('\n\n\nnull.f();');
+    const prepared = prepareScript('\n\n```js\nconst = 1;\n```', 10_000);
+    expect(prepared).toMatchObject({ ok: false, error: { kind: 'syntax', line: 4 } });
   });
 });

@@ -213,10 +213,12 @@ export function originalColumn(script: PreparedScript, line: number, column: num
   return Math.max(1, generated - shift + 1);
 }
 
-/** Models often wrap code in a markdown fence; the fence lines become blank lines. */
-function stripMarkdownFence(source: string): string {
-  const match = /^\s*```[\w-]*[^\n]*\n([\s\S]*?)\n?```\s*$/.exec(source);
+/**
+ * Models often wrap code in a markdown fence: the code inside it, with the fence line and any blank
+ * lines before it kept as empty lines, so line numbers stay those of the text as sent.
+ */
+export function stripMarkdownFence(source: string): string {
+  const match = /^(\s*)```[\w-]*[^\n]*\n([\s\S]*?)\n?```\s*$/.exec(source);
   if (!match) return source;
-  const leading = source.slice(0, source.indexOf('\n') + 1).replace(/[^\n]/g, '');
-  return `${leading}${match[1]}`;
+  return `${match[1]!.replace(/[^\n]/g, '')}\n${match[2]}`;
 }

@@ -34,7 +34,8 @@ export type RunnerOutcome =
 export type OutboxCall = Omit<Extract<RunnerMessage, { type: 'call' }>, 'type' | 'runId'>;
 
 export type RunnerMessage =
-  | { type: 'ready' }
+  /** `threadId`: the runner's thread as the kernel knows it (Linux), for its priority. */
+  | { type: 'ready'; threadId?: number }
   | {
       type: 'call';
       runId: number;

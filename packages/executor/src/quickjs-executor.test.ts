@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { createQuickJSExecutor } from './quickjs-executor.js';
 import { runExecutorContract } from './testing/executor-contract.js';
 import { runExecutorSecuritySuite } from './testing/security-contract.js';
+import { runFairShareSuite } from './testing/fair-share-contract.js';
 
 runExecutorContract('quickjs', () => createQuickJSExecutor({ poolSize: 2 }));
 runExecutorSecuritySuite('quickjs', () => createQuickJSExecutor({ poolSize: 2 }));
+runFairShareSuite('quickjs', (options) => createQuickJSExecutor(options));
 
 describe('createQuickJSExecutor', () => {
   it('rejects a bad pool size naming the option', () => {

@@ -4,6 +4,8 @@ import { ExecutorClosedError, InvalidRunOptionsError } from './errors.js';
 import { resolveLimits } from './limits.js';
 import type { ExecutionLimits } from './types.js';
 import type { RunnerMessage } from './protocol.js';
+import { FairShare } from './fair-share.js';
+import type { FairShareOptions } from './fair-share.js';
 import { runScript } from './run-script.js';
 import { RunnerPool } from './runner-pool.js';
 import type { RunnerChannel } from './runner-pool.js';
@@ -14,6 +16,12 @@ export interface QuickJSExecutorOptions {
   poolSize?: number;
   /** Defaults for every run; per-run `limits` override them. */
   limits?: Partial<ExecutionLimits>;
+  /**
+   * How runs of different owners (`run(…, { owner })`) share the pool: by default an owner runs
+   * on at most half the runners (rounded up) and queues at most 16 runs; one more is refused with
+   * `SandboxBusyError`. Runs waiting for a runner are served one owner at a time, in turn.
+   */
+  fairShare?: FairShareOptions;
   /** How long a stopped worker gets to report before it is terminated and replaced (default 250 ms). */
   stopGraceMs?: number;
 }
@@ -29,15 +37,20 @@ export function createQuickJSExecutor(options: QuickJSExecutorOptions = {}): Exe
   resolveLimits(baseLimits);
   const stopGraceMs = options.stopGraceMs ?? 250;
   const pool = new RunnerPool(poolSize, () => spawnQuickJSWorker(resolveLimits(baseLimits)));
+  const share = new FairShare({ capacity: poolSize, resource: 'runs', share: options.fairShare });
   let closed = false;
   return {
     name: 'quickjs',
     async run(script: string, runOptions: RunOptions = {}): Promise<RunResult> {
       if (closed) throw new ExecutorClosedError({ executor: 'quickjs' });
-      return runScript({ pool, script, options: runOptions, baseLimits, stopGraceMs });
+      return runScript({ pool, share, script, options: runOptions, baseLimits, stopGraceMs });
     },
+    warmUp: (count = 1) => pool.warm(count),
+    usage: () => share.snapshot(),
+    setFairShare: (next) => share.configure(next),
     async close(): Promise<void> {
       closed = true;
+      share.close();
       await pool.close();
     },
   };
@@ -91,9 +104,11 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
   const exitListeners = new Set<(error: Error) => void>();
   let exited = false;
   let active = false;
+  let threadId: number | undefined;
   const ready = new Promise<void>((resolve, reject) => {
     worker.on('message', (message: RunnerMessage) => {
       if (message.type === 'ready') {
+        threadId = message.threadId;
         // Idle workers must not keep the host process alive.
         if (!active) worker.unref();
         resolve();
@@ -118,6 +133,9 @@ function spawnQuickJSWorker(limits: ExecutionLimits): RunnerChannel {
   return {
     ready,
     sharedStopFlag: true,
+    get threadId() {
+      return threadId;
+    },
     send: (message) => worker.postMessage(message),
     onMessage: (next) => {
       listener = next;

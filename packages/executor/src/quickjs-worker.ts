@@ -17,6 +17,7 @@ import type {
 import { harnessSource } from './guest-harness.ts';
 import type { GuestError } from './guest-harness.ts';
 import { LogBudget } from './log-budget.ts';
+import { currentThreadId } from './thread-priority.ts';
 import type {
   EngineStop,
   HostMessage,
@@ -133,7 +134,8 @@ port.on('message', (message: HostMessage) => {
 // The engine for the executor's default limit is ready before the first run; runs with another
 // memory limit get theirs when they start.
 await engineFor((workerData as { memoryBytes: number }).memoryBytes);
-post({ type: 'ready' });
+const threadId = currentThreadId();
+post({ type: 'ready', ...(threadId !== undefined ? { threadId } : {}) });
 
 async function startRun(message: Extract<HostMessage, { type: 'run' }>): Promise<void> {
   const { runId, limits } = message;

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { AcquireAbortedError, RunnerPool } from './runner-pool.js';
+import { describe, expect, it, vi } from 'vitest';
+import { WaitAbortedError } from './errors.js';
+import { RunnerPool } from './runner-pool.js';
 import type { RunnerChannel } from './runner-pool.js';
 
 interface FakeChannel extends RunnerChannel {
@@ -66,6 +67,19 @@ describe('RunnerPool', () => {
     expect(second.channel).toBe(made[1]);
   });
 
+  it('starts a replacement as soon as a runner is discarded, not when the next run asks', async () => {
+    const { spawn, made } = fakes();
+    const pool = new RunnerPool(2, spawn);
+    const kept = await pool.acquire();
+    const stopped = await pool.acquire();
+    pool.discard(stopped);
+    expect(made).toHaveLength(3);
+    // The replacement is idle once started: the next run gets it, no one waits for an engine.
+    await vi.waitFor(() => expect(pool.idleCount).toBe(1));
+    expect((await pool.acquire()).channel).toBe(made[2]);
+    pool.release(kept);
+  });
+
   it('never hands out a runner that died while idle', async () => {
     const { spawn, made } = fakes();
     const pool = new RunnerPool(1, spawn);
@@ -83,7 +97,7 @@ describe('RunnerPool', () => {
     const controller = new AbortController();
     const waiting = pool.acquire(controller.signal);
     controller.abort();
-    await expect(waiting).rejects.toThrow(AcquireAbortedError);
+    await expect(waiting).rejects.toThrow(WaitAbortedError);
     pool.release(busy);
     expect(await pool.acquire()).toBe(busy);
   });

@@ -1,3 +1,4 @@
+import { WaitAbortedError } from './errors.js';
 import type { HostMessage, RunnerMessage } from './protocol.js';
 
 /** One worker thread or child process that runs one script at a time. */
@@ -14,14 +15,8 @@ export interface RunnerChannel {
   terminate(): Promise<void>;
   /** True when the runner can cancel a busy engine through shared memory (worker threads). */
   readonly sharedStopFlag: boolean;
-}
-
-/** The run was cancelled while it waited for a free runner. */
-export class AcquireAbortedError extends Error {
-  constructor() {
-    super('cancelled while waiting for a runner');
-    this.name = 'AcquireAbortedError';
-  }
+  /** The runner's thread as the kernel knows it (a worker thread on Linux), once it is ready. */
+  readonly threadId?: number | undefined;
 }
 
 interface PooledRunner {
@@ -54,6 +49,11 @@ export class RunnerPool {
     return this.closed;
   }
 
+  /** Runners started and free. */
+  get idleCount(): number {
+    return this.idle.length;
+  }
+
   /** A runner for one run; waits for a free one when all are busy (until `signal` aborts). */
   async acquire(signal?: AbortSignal): Promise<PooledRunner> {
     const runner = this.idle.pop();
@@ -70,7 +70,7 @@ export class RunnerPool {
       const onAbort = (): void => {
         const index = this.waiting.indexOf(waiter);
         if (index >= 0) this.waiting.splice(index, 1);
-        reject(new AcquireAbortedError());
+        reject(new WaitAbortedError({ reason: 'cancelled' }));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(waiter);
@@ -78,25 +78,39 @@ export class RunnerPool {
   }
 
   release(runner: PooledRunner): void {
-    if (runner.dead || this.closed) return this.discard(runner);
+    if (runner.dead || this.closed) {
+      void this.discard(runner);
+      return;
+    }
     const next = this.waiting.shift();
     if (next) next.resolve(runner);
     else this.idle.push(runner);
   }
 
-  /** Drops a runner (terminating it) and lets a waiting run create a fresh one. */
-  discard(runner: PooledRunner): void {
+  /**
+   * Drops a runner (terminating it) and starts its replacement at once; resolves when the
+   * replacement is ready (or could not start), so a caller can hold its share of the pool until
+   * then instead of taking another runner meanwhile.
+   */
+  discard(runner: PooledRunner): Promise<void> {
     runner.dead = true;
     this.all.delete(runner);
     const index = this.idle.indexOf(runner);
     if (index >= 0) this.idle.splice(index, 1);
     void runner.channel.terminate();
+    if (this.closed) return Promise.resolve();
+    // The replacement starts now, not when the next run asks for it: the run that cost the pool a
+    // runner (a stop, a memory error) does not make another owner's next run wait for an engine.
     const next = this.waiting.shift();
-    if (next) this.create().then(next.resolve, next.reject);
+    return this.create().then(
+      (fresh) => (next ? next.resolve(fresh) : this.release(fresh)),
+      (error: unknown) => next?.reject(error),
+    );
   }
 
   /** Starts runners up to `count` so the first runs do not pay for engine start-up. */
   async warm(count = this.size): Promise<void> {
+    if (this.closed) return;
     const started: PooledRunner[] = [];
     while (this.all.size < Math.min(count, this.size)) started.push(await this.create());
     for (const runner of started) this.release(runner);
@@ -104,7 +118,8 @@ export class RunnerPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of this.waiting.splice(0)) waiter.reject(new Error('pool closed'));
+    for (const waiter of this.waiting.splice(0))
+      waiter.reject(new WaitAbortedError({ reason: 'closed' }));
     await Promise.all([...this.all].map((runner) => runner.channel.terminate()));
     this.all.clear();
     this.idle.length = 0;

@@ -1,4 +1,5 @@
 import type { ToolErrorCategory } from '@toolwire/schema';
+import type { FairShareOptions, FairShareSnapshot } from './fair-share.js';
 
 /** Every limit a run is held to. Sizes are UTF-8 bytes; times are milliseconds. */
 export interface ExecutionLimits {
@@ -43,6 +44,11 @@ export interface RunOptions {
   globals?: Record<string, unknown>;
   limits?: Partial<ExecutionLimits>;
   signal?: AbortSignal;
+  /**
+   * Who the run is for (a gateway passes its token's client name): runs of one owner share the
+   * pool with other owners' fairly (see `fairShare` on the executor). Default: one shared owner.
+   */
+  owner?: string;
 }
 
 export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
@@ -109,14 +115,31 @@ export interface RunResult {
   logsTruncated: boolean;
   toolCalls: ToolCallRecord[];
   error?: ExecutionErrorInfo;
+  /** From `run` to the result, the wait for a runner included. */
   durationMs: number;
+  /** How long the run waited for its owner's turn and a free runner (not timed by `timeoutMs`). */
+  queuedMs: number;
   stats: RunStats;
 }
 
 export interface Executor {
   /** 'quickjs', 'isolated-vm', … */
   readonly name: string;
+  /**
+   * Runs a script. Rejects only for bad options (`InvalidRunOptionsError`), after `close()`, and
+   * with `SandboxBusyError` (a rate-limit error with `retryAfterMs`) when the run's owner already
+   * has as many runs waiting as its share allows; everything the script does is in the result.
+   */
   run(script: string, options?: RunOptions): Promise<RunResult>;
+  /**
+   * Starts up to `count` runners (default 1) now, so the first runs do not wait for an engine to
+   * load; resolves when they are ready. Idle runners never keep the process alive.
+   */
+  warmUp(count?: number): Promise<void>;
+  /** Runs holding a runner and runs waiting for one, per owner. */
+  usage(): FairShareSnapshot;
+  /** Changes how owners share the pool (a config reload); runs already going keep their runner. */
+  setFairShare(share: FairShareOptions): void;
   /** Stops the workers; runs still going end as `cancelled`. */
   close(): Promise<void>;
 }

@@ -103,7 +103,8 @@ beforeAll(async () => {
   );
   npmProject = freshProject('npm-project');
   await timed('npm install (every package)', () =>
-    run('npm', ['install', ...published.map((p) => `${p.name}@${p.version}`)], {
+    // typescript: code mode's optional peer, which the check's type-checked run needs.
+    run('npm', ['install', ...published.map((p) => `${p.name}@${p.version}`), 'typescript@5'], {
       cwd: npmProject,
       env: { ...process.env, ...quiet },
     }),

@@ -22,7 +22,8 @@ import {
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
 import { UsageError, describeError } from '../errors.js';
-import { createSpinner, formatJson, oneLine, type Colors } from '../output.js';
+import { formatJson, oneLine, type Colors } from '../output.js';
+import { createSpinner } from '../spinner.js';
 import { withRegistry } from '../registry.js';
 import {
   resolveProvider,

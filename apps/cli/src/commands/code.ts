@@ -6,7 +6,7 @@ import {
   formatDiagnostics,
   resolveCodeModeSettings,
   runCode,
-  sharedTypeChecker,
+  warmUpSharedSandbox,
   type CodeRunResult,
   type TypecheckMode,
 } from '@toolwire/codemode';
@@ -233,7 +233,16 @@ export async function codeRunCommand(
   flags: CodeRunFlags,
   json: boolean,
 ): Promise<void> {
-  // The type checker's worker loads TypeScript while the MCP servers start.
-  if (flags.typecheck !== 'off') sharedTypeChecker().warmUp();
-  await withRegistry(ctx, config, (registry) => runCodeCommand(ctx, registry, script, flags, json));
+  // The sandbox and the type checker load while the MCP servers start (the command's action
+  // starts them even earlier; this is for other callers of this function).
+  warmUpSharedSandbox({ typecheck: flags.typecheck !== 'off' });
+  // Servers the tool cache knows start only when the script calls one of their tools.
+  await withRegistry(
+    ctx,
+    config,
+    (registry) => runCodeCommand(ctx, registry, script, flags, json),
+    {
+      lazy: true,
+    },
+  );
 }

@@ -9,7 +9,8 @@ import { ToolwireError, isPlainObject, toolResultText } from '@toolwire/schema';
 import type { CliContext } from '../context.js';
 import { writeLine } from '../context.js';
 import { CommandFailedError, UsageError, describeError } from '../errors.js';
-import { formatJson, oneLine, renderTable, type Colors } from '../output.js';
+import { formatJson, oneLine, type Colors } from '../output.js';
+import { renderTable } from '../table.js';
 import { withRegistry } from '../registry.js';
 
 type CallToolResult = Awaited<ReturnType<Registry['callTool']>>;

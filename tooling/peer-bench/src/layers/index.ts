@@ -2,6 +2,7 @@
 // ../harness.ts runs them. Add a layer by adding one entry here.
 import type { Layer } from '../harness.js';
 import { agentLayers } from './agent.js';
+import { cliStartLayers } from './cli-start.js';
 import { gatewayLayers } from './gateway.js';
 import { mcpClientLayers } from './mcp-client.js';
 import { memoryLayers } from './memory.js';
@@ -11,4 +12,5 @@ export const layers: Record<string, () => Promise<Layer[]> | Layer[]> = {
   'mcp-client': mcpClientLayers,
   gateway: gatewayLayers,
   memory: memoryLayers,
+  'cli-start': cliStartLayers,
 };

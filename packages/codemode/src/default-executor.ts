@@ -1,0 +1,66 @@
+import { createQuickJSExecutor } from '@toolwire/executor';
+import type { Executor, FairShareOptions } from '@toolwire/executor';
+import { sharedTypeChecker } from './isolated-type-checker.js';
+
+let sharedExecutor: Executor | undefined;
+/** Code modes using the shared executor and not yet closed. */
+let sharedUsers = 0;
+let runShare: FairShareOptions | undefined;
+
+/** The QuickJS executor code modes share when given none, made on first use. */
+export function defaultExecutor(): Executor {
+  sharedExecutor ??= createQuickJSExecutor(runShare ? { fairShare: runShare } : {});
+  return sharedExecutor;
+}
+
+export function useDefaultExecutor(): void {
+  sharedUsers++;
+}
+
+export async function releaseDefaultExecutor(): Promise<void> {
+  sharedUsers = Math.max(0, sharedUsers - 1);
+  if (sharedUsers === 0) await closeDefaultExecutor();
+}
+
+/**
+ * Closes the shared default executor now, whoever still uses it (it is made again if code mode
+ * needs it later). Normally not needed: it closes when the last code mode using it is closed.
+ */
+export async function closeDefaultExecutor(): Promise<void> {
+  const executor = sharedExecutor;
+  sharedExecutor = undefined;
+  await executor?.close();
+}
+
+/**
+ * How owners (`CodeModeOptions.owner`, a gateway's token client names) share the process-wide
+ * sandbox: the default executor's runners (`runs`) and the shared type checker's workers
+ * (`typeChecks`). Applies at once, also to runs and checks already waiting.
+ */
+export function configureSharedSandbox(share: {
+  runs?: FairShareOptions;
+  typeChecks?: FairShareOptions;
+}): void {
+  if (share.runs) {
+    runShare = share.runs;
+    sharedExecutor?.setFairShare(share.runs);
+  }
+  if (share.typeChecks) sharedTypeChecker().setFairShare(share.typeChecks);
+}
+
+/**
+ * Starts the shared sandbox now, before the first run needs it: `runners` of the default
+ * executor's runners (default 1; the engine loaded) and, unless `typecheck` is false, `checkers` of
+ * the type checker's workers (default 1; TypeScript loaded, its lib files parsed). A gateway warms
+ * them all, so the first runs of several owners at once wait for no engine. Returns at once; what
+ * it starts loads in the background and never keeps the process alive.
+ */
+export function warmUpSharedSandbox(
+  options: { typecheck?: boolean; runners?: number; checkers?: number } = {},
+): void {
+  if (options.typecheck !== false) sharedTypeChecker().warmUp(options.checkers ?? 1);
+  // A runner that cannot start is reported by the run that needs it.
+  defaultExecutor()
+    .warmUp(options.runners ?? 1)
+    .catch(() => {});
+}
