@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   HttpError,
   authenticate,
-  checkHost,
   readBody,
   readJson,
   respondWithProgress,
@@ -12,6 +11,7 @@ import {
   sendJson,
   sseMessage,
 } from './http-helpers.js';
+import { checkHost } from './http-guard.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 

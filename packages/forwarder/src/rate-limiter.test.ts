@@ -2,7 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { MemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { RedisRateLimiter } from './redis/redis-rate-limiter.js';
 
 /**
  * The cases every rate-limit store must pass, with the same answers: limits keep their meaning

@@ -6,6 +6,7 @@ import {
   TimeoutError,
   errorMessage,
   failureText,
+  isPlainObject,
   toolOutputToMcp,
   toolResultFromMcp,
   matchesGlob,
@@ -250,16 +251,28 @@ class McpRegistry implements Registry {
         availableTools: this.ordered.map((e) => e.tool.name),
       });
     }
+    const input = this.checkedArguments(entry, name, args, options);
+    if (options.signal?.aborted)
+      throw new CancelledError({ message: `Call of "${name}" was cancelled before it started` });
+    if (entry.native) return this.callNative(entry.native, name, input, options);
+    const result = await entry.connection!.call(entry.tool.originalName, input, options);
+    return normaliseResult(result, entry.tool);
+  }
+
+  /** The arguments as the tool gets them; checked here unless the caller already did. */
+  private checkedArguments(
+    entry: Entry,
+    name: string,
+    args: unknown,
+    options: CallToolOptions,
+  ): Record<string, unknown> {
+    if (options.argumentsValidated && isPlainObject(args)) return args;
     const parsed = parseToolArguments(entry.tool.inputSchema, args, {
       toolName: name,
       nullMeansAbsent: this.nullMeansAbsent,
     });
     if (!parsed.success) throw parsed.error;
-    if (options.signal?.aborted)
-      throw new CancelledError({ message: `Call of "${name}" was cancelled before it started` });
-    if (entry.native) return this.callNative(entry.native, name, parsed.value, options);
-    const result = await entry.connection!.call(entry.tool.originalName, parsed.value, options);
-    return normaliseResult(result, entry.tool);
+    return parsed.value;
   }
 
   /**

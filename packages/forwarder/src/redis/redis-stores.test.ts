@@ -1,12 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerSnapshot } from './breaker-store.js';
-import { createForwarder } from './forwarder.js';
-import { UpstreamError } from './http-upstream.js';
+import type { BreakerSnapshot } from '../breaker-store.js';
+import { createForwarder } from '../forwarder.js';
+import { UpstreamError } from '../http-upstream.js';
 import { RedisBreakerStateStore, RedisResultCache } from './redis-stores.js';
-import { ResultCache } from './result-cache.js';
-import type { CallToolResult, ToolSource } from './tool-source.js';
+import { ResultCache } from '../result-cache.js';
+import type { CallToolResult, ToolSource } from '../tool-source.js';
 
 const redisServer = spawnSync('which', ['redis-server']).status === 0;
 
@@ -359,10 +359,11 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
       const a = createForwarder({ ...options, source: sourceA, retry: false });
       const b = createForwarder({ ...options, source: sourceB, retry: false });
       try {
+        // The Redis stores load on first need (the root entry loads no Redis client).
+        await Promise.all([a.ready(), b.ready()]);
         const cacheA = a.pipeline.cache as RedisResultCache;
         const cacheB = b.pipeline.cache as RedisResultCache;
         expect(cacheA).toBeInstanceOf(RedisResultCache);
-        await Promise.all([a.ready(), b.ready()]);
 
         expect(await a.callTool('fx__read', { n: 1 })).toEqual(result('read {"n":1}'));
         expect(sourceA.calls).toBe(1);
