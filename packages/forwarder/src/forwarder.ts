@@ -1,36 +1,28 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Tracer } from '@opentelemetry/api';
-import type { AnyTool } from '@toolwire/schema';
-import type { PathArgumentRule } from './argument-rules.js';
-import type { AuditSink } from './audit-log.js';
 import { runBatch, type BatchCall, type BatchResult } from './batch.js';
 import type { CallContext } from './call/call-context.js';
 import { CallPipeline, type CallPipelineOptions } from './call/call-pipeline.js';
 import { Catalog } from './catalog.js';
-import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import {
   authTokensOf,
   validateConfig,
   type AuthToken,
   type ToolwireConfig,
 } from '@toolwire/config';
-import { createHttpGuard, LOOPBACK_HOSTS, type AllowedOrigins, type HttpGuard } from './http-guard.js';
+import {
+  createHttpGuard,
+  LOOPBACK_HOSTS,
+  type AllowedOrigins,
+  type HttpGuard,
+} from './http-guard.js';
 import { authenticate, decodePathSegment, sendHttpError, sendJson } from './http-helpers.js';
 import { GatewayMode } from './gateway-mode.js';
 import { createMethodDispatch, type DispatchContext } from './method-dispatch.js';
 import { filterMetrics, ForwarderMetrics } from './metrics.js';
-import type { RateLimiter } from './rate-limiter.js';
-import type { ResultCacheStore } from './result-cache.js';
-import type { BreakerStateStore } from './breaker-store.js';
 import { Sessions, type ListKind } from './sessions.js';
 import { createStreamableHttp } from './streamable-http.js';
-import {
-  upstreamHealth,
-  type CallToolResult,
-  type SourceServer,
-  type ToolSource,
-} from './tool-source.js';
+import { upstreamHealth, type CallToolResult, type SourceServer } from './tool-source.js';
 
 export type { DispatchContext } from './method-dispatch.js';
 
@@ -196,13 +188,11 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       return;
     }
     if (route === '/metrics') {
-      if (req.method !== 'GET') {
-        sendJson(res, 404, { error: `Not found: ${path}` });
-        return;
-      }
       void (async () => {
         guard.check(req);
-        const text = await metricsText(authenticate(req, tokens));
+        const token = authenticate(req, tokens);
+        if (req.method !== 'GET') return sendJson(res, 404, { error: `Not found: ${path}` });
+        const text = await metricsText(token);
         res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
       })().catch((error: unknown) => sendHttpError(res, error));
       return;

@@ -9,12 +9,7 @@ import type {
   Tool as McpTool,
   Transport,
 } from '@modelcontextprotocol/client';
-import type {
-  AnyTool,
-  JsonSchema,
-  ToolAnnotations,
-  ToolSourceCallOptions,
-} from '@toolwire/schema';
+import type { AnyTool, JsonSchema, ToolAnnotations, ToolSourceCallOptions } from '@toolwire/schema';
 import type { McpServerConfig, ToolwireConfig, TransportKind } from '@toolwire/config';
 import type { Logger } from './logger.js';
 import type { AuthorizationHandler } from './oauth-handlers.js';

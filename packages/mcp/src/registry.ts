@@ -41,7 +41,7 @@ import type {
   ToolSearchHit,
   ToolStatus,
 } from './registry-types.js';
-import { ServerConnection } from './server-connection.js';
+import { ServerConnection } from './connection/server-connection.js';
 import { searchTools } from './search-tools.js';
 
 interface Entry {

@@ -108,7 +108,9 @@ export class CallPipeline {
   private readonly changeListeners = new Set<(server: string) => void>();
   private readonly unsubscribe: () => void;
 
-  constructor(options: CallPipelineOptions & { config: ToolwireConfig; metrics?: ForwarderMetrics }) {
+  constructor(
+    options: CallPipelineOptions & { config: ToolwireConfig; metrics?: ForwarderMetrics },
+  ) {
     const { config, source } = options;
     this.source = source;
     this.config = config;
@@ -142,7 +144,9 @@ export class CallPipeline {
       metrics: this.metrics,
       breakerStore: this.stores.breakerStore,
       ...(options.breaker ? { breaker: options.breaker } : {}),
-      ...(options.probeIntervalMs !== undefined ? { probeIntervalMs: options.probeIntervalMs } : {}),
+      ...(options.probeIntervalMs !== undefined
+        ? { probeIntervalMs: options.probeIntervalMs }
+        : {}),
     });
     this.callerTools = options.callerTools;
     this.callers = new CallerScope({

@@ -25,7 +25,9 @@ export interface ExecuteUpstreamOptions {
   /** Retry read-only/idempotent tools once on timeout or connection loss (default true). */
   retry?: boolean;
   /** The pipeline's tools as the caller of a native tool sees them (its `context.tools`). */
-  asCaller: (context: Pick<CallContext, 'token' | 'address' | 'meta' | 'signal'>) => CallerToolSource;
+  asCaller: (
+    context: Pick<CallContext, 'token' | 'address' | 'meta' | 'signal'>,
+  ) => CallerToolSource;
 }
 
 /**

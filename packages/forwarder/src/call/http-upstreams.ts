@@ -4,8 +4,7 @@ import { HttpUpstream } from '../http-upstream.js';
 /** Per-upstream streamable HTTP endpoints for the fast path (`CreateForwarderOptions.upstreams`). */
 export type UpstreamEndpoints = Record<
   string,
-  | { url: string; headers?: Record<string, string>; protocol?: 'auto' | 'modern' | 'legacy' }
-  | false
+  { url: string; headers?: Record<string, string>; protocol?: 'auto' | 'modern' | 'legacy' } | false
 >;
 
 /**

@@ -8,9 +8,10 @@ import {
 } from '../breaker-store.js';
 import { MemoryRateLimiter, type RateLimiter } from '../rate-limiter.js';
 import { ResultCache, type ResultCacheStore } from '../result-cache.js';
+import type * as RedisStores from '../redis/index.js';
 import type { CallToolResult } from '../tool-source.js';
 
-type RedisModule = typeof import('../redis/index.js');
+type RedisModule = typeof RedisStores;
 
 interface Readiness {
   ready?(timeoutMs?: number): Promise<void>;
@@ -183,7 +184,10 @@ class DeferredResultCache
   }
 }
 
-class DeferredBreakerStore extends Deferred<BreakerStateStore & Readiness> implements BreakerStateStore {
+class DeferredBreakerStore
+  extends Deferred<BreakerStateStore & Readiness>
+  implements BreakerStateStore
+{
   private readonly members = new Set<{
     listener: BreakerListener;
     inner: BreakerStateMember;

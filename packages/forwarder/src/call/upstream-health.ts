@@ -124,9 +124,13 @@ export class UpstreamHealthMonitor {
     try {
       // 2026-07-28 removed ping; server/discover is its cheap equivalent.
       await http.connect();
-      await http.request(http.modern ? 'server/discover' : 'ping', {}, {
-        timeoutMs: Math.min(this.probeIntervalMs || 2000, 2000),
-      });
+      await http.request(
+        http.modern ? 'server/discover' : 'ping',
+        {},
+        {
+          timeoutMs: Math.min(this.probeIntervalMs || 2000, 2000),
+        },
+      );
     } catch (error) {
       // An error answer (say, no ping on this server) is still an answer.
       if (error instanceof UpstreamError && error.kind !== 'protocol') {
