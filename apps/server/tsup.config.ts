@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { buildDashboard } from './scripts/build-dashboard.js';
 
 export default defineConfig({
   entry: ['src/index.ts', 'src/main.ts'],
@@ -7,4 +8,5 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node22',
+  onSuccess: () => buildDashboard('dist/dashboard'),
 });

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthToken } from '@toolwire/forwarder';
 import type { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels } from './chat-completions.js';
-import { serveDashboardAsset } from './dashboard/dashboard-assets.js';
+import { serveDashboardAsset } from './dashboard-assets.js';
 import { handleDashboardApi, visibleServers } from './dashboard-api.js';
 import { authenticate, HttpError, sendJson, type HttpGuard } from './http-util.js';
 import type { Logger } from './logger.js';
