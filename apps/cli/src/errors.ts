@@ -5,13 +5,8 @@ export const EXIT_OK = 0;
 const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
-/** A problem with what the user typed (flags, arguments, files): exit 2. */
-export class UsageError extends ToolwireError {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super('usage', { message, cause: options.cause });
-    this.name = 'UsageError';
-  }
-}
+/** A problem with what the user typed (flags, arguments, files): exit 2. One class for both binaries. */
+export { UsageError } from '@toolwire/schema';
 
 /**
  * The tool, script or model run failed; its own message has already been printed (or is this

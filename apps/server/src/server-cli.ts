@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '@toolwire/mcp';
-import { ToolwireError } from '@toolwire/schema';
+import { ToolwireError, UsageError } from '@toolwire/schema';
 import { DEFAULT_DRAIN_MS, DEFAULT_PORT, startServer, type RunningServer } from './start-server.js';
 import { setupTelemetry, type Telemetry } from './telemetry.js';
 
@@ -36,7 +36,6 @@ Examples:
 `;
 
 /** Thrown for bad flags: one line, exit code 2. */
-export class UsageError extends Error {}
 
 export function parseServerArgs(
   argv: string[],

@@ -228,7 +228,7 @@ describe('authenticate', () => {
       }
       expect(caught).toBeInstanceOf(HttpError);
       const error = caught as HttpError;
-      expect([error.status, error.code, error.headers]).toEqual([
+      expect([error.status, error.rpcCode, error.headers]).toEqual([
         401,
         -32001,
         { 'www-authenticate': 'Bearer' },

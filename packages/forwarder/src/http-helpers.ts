@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorMessage } from '@toolwire/schema';
+import { ToolwireError, errorMessage } from '@toolwire/schema';
 import type { AuthToken } from '@toolwire/config';
 import {
   INTERNAL_ERROR,
@@ -9,24 +9,35 @@ import {
   type JsonRpcError,
 } from './json-rpc.js';
 
-/** An HTTP refusal answered with a JSON-RPC error body (`{"jsonrpc":"2.0","id":null,"error":…}`). */
-export class HttpError extends Error {
+/**
+ * An HTTP refusal answered with a JSON-RPC error body (`{"jsonrpc":"2.0","id":null,"error":…}`):
+ * `status` is the HTTP status, `rpcCode` the JSON-RPC code of the body.
+ */
+export class HttpError extends ToolwireError {
+  readonly status: number;
+  readonly rpcCode: number;
+  readonly headers: Record<string, string>;
+  readonly data: unknown;
   constructor(
-    readonly status: number,
+    status: number,
     message: string,
-    readonly code: number = INVALID_REQUEST,
-    readonly headers: Record<string, string> = {},
-    readonly data?: unknown,
+    rpcCode: number = INVALID_REQUEST,
+    headers: Record<string, string> = {},
+    data?: unknown,
   ) {
-    super(message);
+    super(`http_${status}`, { message });
     this.name = 'HttpError';
+    this.status = status;
+    this.rpcCode = rpcCode;
+    this.headers = headers;
+    this.data = data;
   }
 
   /** The JSON-RPC `error` member of the answer. */
   toError(): JsonRpcError {
     return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+      ? { code: this.rpcCode, message: this.message }
+      : { code: this.rpcCode, message: this.message, data: this.data };
   }
 }
 

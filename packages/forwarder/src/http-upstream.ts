@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { ToolwireError } from '@toolwire/schema';
 import { readSseEvents } from './sse.js';
 import { isRecord, JsonRpcFault, type JsonRpcId } from './json-rpc.js';
 
@@ -12,12 +13,15 @@ const CLIENT_INFO = { name: 'toolwire-forwarder', version: '0.1.0' };
 
 export type UpstreamFailureKind = 'connection' | 'timeout' | 'http' | 'protocol' | 'cancelled';
 
-/** The upstream could not be reached or answered outside the protocol (not a JSON-RPC error). */
-export class UpstreamError extends Error {
+/**
+ * The upstream could not be reached or answered outside the protocol (not a JSON-RPC error).
+ * `code` is `upstream_<kind>`.
+ */
+export class UpstreamError extends ToolwireError {
   readonly kind: UpstreamFailureKind;
   readonly upstream: string;
   constructor(upstream: string, kind: UpstreamFailureKind, message: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
+    super(`upstream_${kind}`, { message, cause });
     this.name = 'UpstreamError';
     this.kind = kind;
     this.upstream = upstream;

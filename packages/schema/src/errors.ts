@@ -137,6 +137,17 @@ export class TimeoutError extends ToolwireError {
   }
 }
 
+/**
+ * A problem with what the user typed (command-line flags, arguments, files): the binaries
+ * (`toolwire`, `toolwire-server`) print its message with their usage and exit 2.
+ */
+export class UsageError extends ToolwireError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('usage', { message, cause: options.cause });
+    this.name = 'UsageError';
+  }
+}
+
 /** Names from `candidates` closest to `name` (edit distance), best first, at most three. */
 export function nearestNames(name: string, candidates: readonly string[], limit = 3): string[] {
   const lower = name.toLowerCase();

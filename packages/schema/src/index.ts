@@ -10,6 +10,7 @@ export {
   NoSuchToolError,
   CancelledError,
   TimeoutError,
+  UsageError,
   formatIssues,
   nearestNames,
 } from './errors.js';

@@ -44,11 +44,8 @@ function duration(ms: number | null | undefined): string {
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
-class Unauthorized extends Error {
-  constructor() {
-    super('unauthorized');
-  }
-}
+/** What `api` throws after a 401 (the sign-in form is showing by then). */
+const UNAUTHORIZED = 'unauthorized';
 
 async function api(path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -62,7 +59,7 @@ async function api(path: string, body?: unknown, signal?: AbortSignal): Promise<
   });
   if (res.status === 401) {
     needToken();
-    throw new Unauthorized();
+    throw new Error(UNAUTHORIZED);
   }
   return res;
 }
@@ -575,7 +572,7 @@ async function refresh(): Promise<void> {
     renderOverview(await apiJson<Overview>('/api/overview'));
     await pollCalls();
   } catch (error) {
-    if (!(error instanceof Unauthorized))
+    if ((error as Error).message !== UNAUTHORIZED)
       $('gw-meta').textContent = `gateway unreachable: ${(error as Error).message}`;
   }
 }

@@ -275,7 +275,7 @@ function isTransient(error: unknown): boolean {
 /** The `type` label of the errors metric. */
 export function errorType(error: unknown): string {
   if (error instanceof UpstreamError) return error.kind;
-  if (error instanceof JsonRpcFault) return `jsonrpc_${error.code}`;
+  if (error instanceof JsonRpcFault) return `jsonrpc_${error.rpcCode}`;
   if (ToolwireError.isInstance(error)) return error.code;
   return 'internal';
 }
