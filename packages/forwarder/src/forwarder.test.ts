@@ -635,6 +635,16 @@ describe('result cache', () => {
     expect(upstreams.lean!.counts.get('sleep')).toBe(2);
   });
 
+  it('drops cached reads after a write through the passthrough route /servers/<name>/mcp', async () => {
+    const { url } = await setup({ config: { cache: { readOnlyTools: true } } });
+    const text = (r: { body: any }) => r.body.result.content[0].text as string;
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }))).toBe('value of k #1');
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }))).toBe('value of k #1');
+    // The relay forwards the exchange as it is, under the upstream's own tool name.
+    expect(text(await call(`${url}/servers/lean/mcp`, 'write', { path: 'x' }))).toBe('wrote x');
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }))).toBe('value of k #2');
+  });
+
   it('caches opt-in tools from cache.tools', async () => {
     const { url, upstreams } = await setup({
       config: { cache: { ttlSeconds: 60, maxEntries: 10, tools: ['lean__echo'] } },
@@ -673,6 +683,21 @@ describe('resilience', () => {
     const upstreamCall = upstreams.lean!.received.find((r) => r.method === 'tools/call')!;
     const cancel = upstreams.lean!.received.find((r) => r.method === 'notifications/cancelled')!;
     expect(cancel.params.requestId).toBe(upstreamCall.id);
+  });
+
+  it('marks an idle HTTP upstream down when its probe finds it gone, and up when it answers', async () => {
+    // The source keeps saying `ok` (it has no stream to lose): only the probe can tell.
+    const { forwarder, upstreams } = await setup({ probeIntervalMs: 0 });
+    const lean = () => forwarder.servers().find((server) => server.name === 'lean')!;
+    await forwarder.pipeline.probeIdle();
+    expect(lean().status).toBe('ok');
+    const port = Number(new URL(upstreams.lean!.url).port);
+    await upstreams.lean!.close();
+    await forwarder.pipeline.probeIdle();
+    expect(lean()).toMatchObject({ status: 'down', reason: expect.stringMatching(/unreachable/) });
+    upstreams.lean = await startLeanUpstream({ port });
+    await forwarder.pipeline.probeIdle();
+    expect(lean().status).toBe('ok');
   });
 
   it('opens the circuit breaker of a dead upstream without touching the others, then probes half-open', async () => {
