@@ -145,3 +145,41 @@ describe('a config reload whose tool list differs', () => {
     }
   });
 });
+
+describe('a config reload that changes the upstreams', () => {
+  it('sends resources/list_changed and prompts/list_changed to connected clients (both eras)', async () => {
+    const upstream = await startFixtureHttpServer({ tools: ['echo'] });
+    cleanups.push(() => upstream.close());
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-reload-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'toolwire.config.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: { remote: { url: upstream.url } } }));
+    const gw = await startGateway(undefined as never, { configPath: file, watchConfig: false });
+    cleanups.push(() => gw.close());
+    const clients = await Promise.all(
+      (['legacy', 'auto'] as const).map(async (mode) => {
+        const { client } = await watcher(gw, mode);
+        const seen = new Set<string>();
+        for (const kind of ['resources', 'prompts'] as const)
+          client.setNotificationHandler(`notifications/${kind}/list_changed`, () => {
+            seen.add(kind);
+          });
+        return seen;
+      }),
+    );
+    // The same tools from another upstream entry: the tool list differs, and the upstreams do.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { remote: { url: upstream.url }, again: { url: upstream.url } },
+      }),
+    );
+    await gw.server.reload();
+    for (const seen of clients)
+      await waitFor(
+        () => (seen.has('resources') && seen.has('prompts') ? true : undefined),
+        () => `resources and prompts list_changed after the reload (saw ${[...seen].join(', ')})`,
+        WITHIN_2S,
+      );
+  });
+});
