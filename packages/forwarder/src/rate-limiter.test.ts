@@ -74,11 +74,10 @@ describe.skipIf(!redisServer)('RedisRateLimiter (needs the redis-server Debian p
     );
     url = `redis://127.0.0.1:${port}`;
     const { Redis } = await import('ioredis');
-    const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
+    // Ready once the server accepts it (ioredis retries every 50 ms until then).
+    const probe = new Redis(url, { retryStrategy: () => 50 });
     probe.on('error', () => undefined);
-    for (let i = 0; i < 100 && probe.status !== 'ready'; i++) {
-      await probe.connect().catch(() => new Promise((r) => setTimeout(r, 50)));
-    }
+    await new Promise((resolve) => probe.once('ready', resolve));
     await probe.quit();
   });
 

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BreakerSnapshot } from '../breaker-store.js';
 import { createForwarder } from '../forwarder.js';
 import { UpstreamError } from '../http-upstream.js';
@@ -20,13 +20,15 @@ async function freePort(): Promise<number> {
 }
 
 /** Polls `probe` until it gives a value (the stores write to Redis without waiting). */
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error(`timed out waiting for ${what}`);
+      return value;
+    },
+    { timeout: 4_000, interval: 10 },
+  );
 }
 
 /** One 2026-07-28 tools/call over HTTP, as a client behind a load balancer sends it. */
@@ -124,11 +126,10 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
     );
     url = `redis://127.0.0.1:${port}`;
     const { Redis } = await import('ioredis');
-    const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
+    // Ready once the server accepts it (ioredis retries every 50 ms until then).
+    const probe = new Redis(url, { retryStrategy: () => 50 });
     probe.on('error', () => undefined);
-    for (let i = 0; i < 100 && probe.status !== 'ready'; i++) {
-      await probe.connect().catch(() => new Promise((r) => setTimeout(r, 50)));
-    }
+    await new Promise((resolve) => probe.once('ready', resolve));
     await probe.quit();
   });
 
