@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startFixtureHttpServer, type FixtureHttpServer } from '@toolwire/testing/mcp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, waitFor, type TestGateway } from './helpers.js';
+import { oldConnectionsGone, startGateway, waitFor, type TestGateway } from './helpers.js';
 
 // A changed upstream tool list must reach a downstream client within 2 s in every case: the first
 // start, a start from the tool cache file, after the upstream restarted, after a config reload.
@@ -40,6 +40,7 @@ async function sdk(url: string, mode: 'legacy' | 'auto'): Promise<Client> {
 
 /** A downstream client of the gateway that counts tools/list_changed. */
 async function watcher(gw: TestGateway, mode: 'legacy' | 'auto') {
+  const streams = gw.server.runtime.active.size;
   const client = await sdk(`${gw.url}/mcp`, mode);
   const seen = { changes: 0 };
   client.setNotificationHandler('notifications/tools/list_changed', () => {
@@ -49,7 +50,7 @@ async function watcher(gw: TestGateway, mode: 'legacy' | 'auto') {
   // the SDK opens by itself right after initialize.
   if ((client.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28')
     await client.listen({ toolsListChanged: true });
-  else await new Promise((r) => setTimeout(r, 300));
+  else await waitFor(() => gw.server.runtime.active.size > streams || undefined, 'the GET stream');
   await client.listTools();
   return { client, seen };
 }
@@ -106,9 +107,9 @@ for (const protocol of ['legacy', 'modern'] as const) {
       const downstream = await watcher(gw, mode);
       const port = upstream.port;
       await upstream.close();
-      // This test process shares fetch's keep-alive pool with the in-process gateway: let it see
-      // the old server's sockets close before the test's own client connects to the new one.
-      await new Promise((r) => setTimeout(r, 100));
+      // This test process shares fetch's keep-alive pool with the in-process gateway: the old
+      // server's sockets must be gone from it before the test's own client connects to the new one.
+      await oldConnectionsGone(upstream.url);
       upstream = await startFixtureHttpServer({ tools: ['echo', 'change_tools'], port });
       await changeAndExpect(upstream, downstream, `restarted_${protocol}`);
     });

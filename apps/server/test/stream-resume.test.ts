@@ -103,9 +103,13 @@ describe.skipIf(!REDIS)(
       resumed.close();
 
       // A stream opened without Last-Event-ID replays nothing.
+      // The next change is its first event: nothing was written before it.
       const fresh = await openStream(`${b.url}/mcp`, id);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(fresh.events).toEqual([]);
+      write(fileB, ['calculate']);
+      await b.server.reload();
+      await waitFor(() => fresh.events.length > 0 || undefined, 'the next list_changed');
+      expect(methods(fresh.events)).toEqual(['notifications/tools/list_changed']);
+      expect(fresh.events[0]!.id).not.toBe(seen.id);
       fresh.close();
     });
   },
