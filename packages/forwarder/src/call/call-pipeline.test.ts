@@ -67,7 +67,7 @@ function pipeline(
   return { pipeline: made, audit };
 }
 
-const text = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+const text = (result: CallToolResult) => String(result.content[0]?.text);
 
 describe('CallPipeline', () => {
   it('drops the cached reads of an upstream after a write that failed to connect', async () => {
