@@ -79,7 +79,7 @@ function sameScheme(origin: URL, host: string): string | undefined {
 }
 
 /** `application/json`, with or without parameters such as `charset`. */
-export function isJsonContentType(value: string | undefined): boolean {
+function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && value.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
@@ -87,7 +87,7 @@ export function isJsonContentType(value: string | undefined): boolean {
  * A POST must carry `application/json`: other bodies (`text/plain`, forms) are what a page on
  * another origin can send without a CORS preflight. 415 otherwise, in the MCP SDK's words.
  */
-export function checkJsonContentType(req: IncomingMessage): void {
+function checkJsonContentType(req: IncomingMessage): void {
   if (req.method === 'POST' && !isJsonContentType(req.headers['content-type'])) {
     throw new HttpError(
       415,
@@ -101,7 +101,7 @@ export function checkJsonContentType(req: IncomingMessage): void {
  * The `Accept` of an MCP request, when given, must admit what the answer can be: JSON or an event
  * stream for POST, an event stream for GET. 406 otherwise (the MCP SDK's status).
  */
-export function checkMcpAccept(req: IncomingMessage): void {
+function checkMcpAccept(req: IncomingMessage): void {
   const accept = req.headers.accept;
   if (accept === undefined || accept.trim() === '') return;
   const types = accept.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());

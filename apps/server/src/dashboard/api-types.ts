@@ -22,7 +22,7 @@ export interface ToolView {
   inputSchema: Schema;
 }
 
-export interface ServerView {
+interface ServerView {
   name: string;
   status: string;
   reason?: string;

@@ -15,7 +15,7 @@ import type { CallToolResult, ToolSource } from '../tool-source.js';
 import { CallTracer } from '../tracing.js';
 import { Admission } from './admission.js';
 import { CallCache } from './call-cache.js';
-import { callerOf, type Caller, type CallContext } from './call-context.js';
+import { callerOf, type CallContext } from './call-context.js';
 import { CallRecorder, type CallRecord } from './call-record.js';
 import {
   CallerScope,
@@ -385,4 +385,3 @@ export class CallPipeline {
   }
 }
 
-export type { Caller };

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '../tool-source.js';
 
 /** A tool result of one text block. */
-export function textResult(text: string): CallToolResult {
+function textResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }] };
 }
 

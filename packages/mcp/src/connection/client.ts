@@ -13,7 +13,7 @@ import type { ServerRequestHandlers, StdioTransport } from '../registry-types.js
 import type { ServerConnectionOptions } from './connection-options.js';
 import { createTransport } from './transport.js';
 
-export interface ClientOptions {
+interface ClientOptions {
   name: string;
   clientInfo: { name: string; version: string };
   handlers?: ServerRequestHandlers;
@@ -35,7 +35,7 @@ export interface ClientEvents {
  * sampling), the era negotiation of the config's `protocol`, list-change notifications, and
  * transport errors that may mean the server is gone.
  */
-export function createConnectionClient(
+function createConnectionClient(
   mode: 'auto' | 'legacy' | 'modern',
   options: ClientOptions,
   events: ClientEvents,
