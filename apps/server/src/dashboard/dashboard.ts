@@ -1,85 +1,28 @@
 // The dashboard's script, served as /dashboard.js (built from this file) under `script-src 'self'`.
 // The page holds no data itself: everything comes from `/api/*` with the bearer token the user
 // enters. Every element is built with the DOM (text as text), never from HTML strings.
-import { h, type Child } from './dom.js';
-import { addItem, argumentField, collectArguments, isObjectArray } from './tool-form.js';
-import { renderResult, type CallAnswer } from './tool-result.js';
-import type { Overview, ToolView, CallEntry, CodeRunResult } from './api-types.js';
+import { UNAUTHORIZED, apiJson, session } from './api.js';
+import type { CallEntry, Overview, ToolView } from './api-types.js';
+import { callTool, cancelCall } from './call-panel.js';
+import { $, h, type Child } from './dom.js';
+import { duration, outcomeLabel } from './format.js';
+import { setUpPlayground } from './playground.js';
+import { addItem, argumentField, isObjectArray } from './tool-form.js';
 
-const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`the page has no #${id}`);
-  return element as T;
-};
-
-let token = sessionStorage.getItem('toolwire-token') ?? '';
 let tools: ToolView[] = [];
 let selected: string | null = null;
 let lastSeq = 0;
 let signedIn = false;
 let authRequired = false;
-let running: AbortController | null = null;
-
-// One set of words for outcomes: the call panel, the log and the metrics all use these.
-const OUTCOMES: Record<string, string> = {
-  ok: 'ok',
-  cached: 'cached',
-  tool_error: 'tool error',
-  refused: 'refused',
-  error: 'error',
-  cancelled: 'cancelled',
-};
-const outcomeLabel = (outcome: string): string => OUTCOMES[outcome] ?? outcome;
-// Policy, rate limit and invalid arguments: the gateway refused the call (as its audit log says).
-const REFUSED_CODES = [-32003, -32029, -32602];
-
-/** 0.4 ms, 12 ms, 1.3 s, 2 min 5 s, 3 h 4 min. */
-function duration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
-  if (ms < 10) return `${Math.round(ms * 10) / 10} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60000) return `${Math.round(ms / 100) / 10} s`;
-  const s = Math.round(ms / 1000);
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-}
-
-/** What `api` throws after a 401 (the sign-in form is showing by then). */
-const UNAUTHORIZED = 'unauthorized';
-
-async function api(path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    ...(signal ? { signal } : {}),
-  });
-  if (res.status === 401) {
-    needToken();
-    throw new Error(UNAUTHORIZED);
-  }
-  return res;
-}
-
-/** A JSON answer of the API; an error status throws its message. */
-async function apiJson<T>(path: string, body?: unknown): Promise<T> {
-  const res = await api(path, body);
-  const data = (await res.json()) as T & { error?: { message?: string } };
-  if (!res.ok) throw new Error(data.error?.message ?? res.statusText);
-  return data;
-}
 
 function needToken(): void {
-  const refused = signedIn || token !== '';
+  const refused = signedIn || session.token !== '';
   signedIn = false;
   authRequired = true;
   $('auth').style.display = 'flex';
   $('signed-in').style.display = 'none';
   $('gw-meta').textContent = 'this gateway needs a bearer token';
-  $('auth-error').textContent = token
+  $('auth-error').textContent = session.token
     ? 'That token was refused: check auth.tokens in the gateway config.'
     : '';
   if (refused) clearData();
@@ -99,12 +42,12 @@ function clearData(): void {
 
 $('auth').addEventListener('submit', (event) => {
   event.preventDefault();
-  token = $<HTMLInputElement>('token').value.trim();
-  if (!token) {
+  session.token = $<HTMLInputElement>('token').value.trim();
+  if (!session.token) {
     $('auth-error').textContent = 'Enter a token first.';
     return;
   }
-  sessionStorage.setItem('toolwire-token', token);
+  sessionStorage.setItem('toolwire-token', session.token);
   $('auth-error').textContent = 'checking…';
   lastSeq = 0;
   $('calls').replaceChildren();
@@ -112,7 +55,7 @@ $('auth').addEventListener('submit', (event) => {
 });
 
 $('sign-out').addEventListener('click', () => {
-  token = '';
+  session.token = '';
   sessionStorage.removeItem('toolwire-token');
   $<HTMLInputElement>('token').value = '';
   signedIn = false;
@@ -366,120 +309,19 @@ function renderDetail(): void {
       h('pre', { data: { testid: 'tool-schema' } }, JSON.stringify(tool.inputSchema, null, 2)),
     ),
   );
-  form.addEventListener('submit', (event) => void callSelected(event));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void callTool(tool, () => void refresh());
+  });
   form.addEventListener('click', (event) => {
     const target = event.target as Element;
     const add = target.closest<HTMLElement>('.add-item');
     if (add?.dataset.for) addItem(tool, add.dataset.for);
     target.closest('.remove-item')?.closest('fieldset')?.remove();
   });
-  $('cancel-call').addEventListener('click', () => running?.abort());
+  $('cancel-call').addEventListener('click', cancelCall);
   for (const [name, schema] of Object.entries(properties))
     if (isObjectArray(schema) && required.includes(name)) addItem(tool, name);
-}
-
-function outcomeText(outcome: string, after: string): [HTMLElement, string] {
-  return [
-    h(
-      'span',
-      { class: `o-${outcome === 'cancelled' ? 'error' : outcome}`, data: { outcome } },
-      outcomeLabel(outcome),
-    ),
-    after,
-  ];
-}
-
-/** Reads the newline-delimited JSON of a streamed call: progress lines, then its answer. */
-async function readCallStream(
-  res: Response,
-  onProgress: (progress: { progress: number; total?: number; message?: string }) => void,
-): Promise<CallAnswer | undefined> {
-  if (!res.body) return undefined;
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = '';
-  let answer: CallAnswer | undefined;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffered += value;
-    let at: number;
-    while ((at = buffered.indexOf('\n')) >= 0) {
-      const line = JSON.parse(buffered.slice(0, at)) as {
-        progress?: { progress: number; total?: number; message?: string };
-        done?: CallAnswer;
-      };
-      buffered = buffered.slice(at + 1);
-      if (line.progress) onProgress(line.progress);
-      if (line.done) answer = line.done;
-    }
-  }
-  return answer;
-}
-
-async function callSelected(event: Event): Promise<void> {
-  event.preventDefault();
-  const tool = tools.find((t) => t.name === selected);
-  if (!tool) return;
-  let args: Record<string, unknown>;
-  try {
-    args = collectArguments(tool);
-  } catch (error) {
-    $('call-result').textContent = `Bad input: ${(error as Error).message}`;
-    return;
-  }
-  const status = $('call-status');
-  const progress = $<HTMLProgressElement>('call-progress');
-  const cancel = $('cancel-call');
-  const started = performance.now();
-  const controller = (running = new AbortController());
-  cancel.hidden = false;
-  progress.hidden = false;
-  progress.removeAttribute('value');
-  const tick = setInterval(() => {
-    status.textContent = `running… ${duration(performance.now() - started)}`;
-  }, 200);
-  status.textContent = 'running…';
-  $('call-result').replaceChildren();
-  try {
-    const res = await api(
-      '/api/call',
-      { name: tool.name, arguments: args, stream: true },
-      controller.signal,
-    );
-    const answer = await readCallStream(res, (p) => {
-      if (p.total) {
-        progress.max = p.total;
-        progress.value = p.progress;
-      }
-      if (p.message) status.dataset.message = p.message;
-    });
-    const outcome = !answer
-      ? 'error'
-      : answer.ok
-        ? answer.result.isError
-          ? 'tool_error'
-          : 'ok'
-        : REFUSED_CODES.includes(answer.error.code)
-          ? 'refused'
-          : 'error';
-    status.replaceChildren(...outcomeText(outcome, ` in ${duration(performance.now() - started)}`));
-    if (answer) renderResult($('call-result'), answer);
-  } catch (error) {
-    if (controller.signal.aborted)
-      status.replaceChildren(
-        ...outcomeText('cancelled', ` after ${duration(performance.now() - started)}`),
-      );
-    else {
-      status.textContent = '';
-      $('call-result').textContent = (error as Error).message;
-    }
-  } finally {
-    clearInterval(tick);
-    cancel.hidden = true;
-    progress.hidden = true;
-    running = null;
-    void refresh();
-  }
 }
 
 function renderEmpty(): void {
@@ -523,50 +365,6 @@ async function pollCalls(): Promise<void> {
   }
 }
 
-$('run-code').addEventListener('click', () => void runCode());
-
-async function runCode(): Promise<void> {
-  $('code-status').textContent = 'running…';
-  $<HTMLButtonElement>('run-code').disabled = true;
-  try {
-    const r = await apiJson<CodeRunResult>('/api/code', {
-      code: $<HTMLTextAreaElement>('code').value,
-      typecheck: 'error',
-    });
-    const typeErrors = r.error?.kind === 'typecheck';
-    $('code-status').textContent =
-      `${r.ok ? 'ok' : typeErrors ? 'type errors: not run' : 'failed'} in ${duration(r.durationMs)} · ${r.toolCalls.length} tool call(s)`;
-    const logs = r.logs.map((l) => `[${l.level}] ${l.message}`).join('\n');
-    const diagnostics = r.diagnostics
-      .map((d) => `type error ${d.line ? `line ${d.line}: ` : ''}${d.message}`)
-      .join('\n');
-    const outcome = r.ok
-      ? `return ${JSON.stringify(r.value, null, 2)}`
-      : typeErrors
-        ? 'The code was not run: fix the type errors above.'
-        : `error (${r.error?.kind}): ${r.error?.message}`;
-    $('code-output').textContent = [diagnostics, logs, outcome].filter(Boolean).join('\n\n');
-    void refresh();
-  } catch (error) {
-    $('code-status').textContent = '';
-    $('code-output').textContent = (error as Error).message;
-  } finally {
-    $<HTMLButtonElement>('run-code').disabled = false;
-  }
-}
-
-$('decl-box').addEventListener('toggle', () => {
-  if (!$<HTMLDetailsElement>('decl-box').open) return;
-  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  fetch('/api/declarations', { headers })
-    .then(async (res) => {
-      $('declarations').textContent = res.ok ? await res.text() : `HTTP ${res.status}`;
-    })
-    .catch((error: Error) => {
-      $('declarations').textContent = error.message;
-    });
-});
-
 async function refresh(): Promise<void> {
   try {
     renderOverview(await apiJson<Overview>('/api/overview'));
@@ -577,6 +375,8 @@ async function refresh(): Promise<void> {
   }
 }
 
+session.onUnauthorized = needToken;
+setUpPlayground(() => void refresh());
 renderConnect();
 renderEmpty();
 void refresh();

@@ -31,3 +31,10 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   }
   return element;
 }
+
+/** The page's element with this id (the page shell always has it). */
+export const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`the page has no #${id}`);
+  return element as T;
+};
