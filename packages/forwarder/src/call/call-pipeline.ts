@@ -384,4 +384,3 @@ export class CallPipeline {
     this.recorder.close();
   }
 }
-
