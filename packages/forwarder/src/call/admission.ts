@@ -41,24 +41,16 @@ export class Admission {
     caller: Caller,
     started: number,
   ): Promise<Admitted> {
-    const refused = (error: string): CallRecord => ({
-      entry,
-      caller,
-      args,
-      started,
-      outcome: 'refused',
-      error,
-    });
     const refusal = this.options.refusal(entry, caller.token);
     if (refusal) {
-      this.options.record(refused(refusal.message));
+      this.refuse(entry, caller, args, started, refusal.message);
       throw policyFault(refusal, name);
     }
     const wait = await this.waitFor(entry, caller.client);
     if (wait) {
       const message = `Call refused: rate limit exceeded for ${wait.scope === 'client' ? `client "${caller.client}"` : `tool "${entry.tool.name}"`} (${wait.policy}); retry after ${wait.ms} ms`;
       this.options.metrics.rateLimited.labels(wait.scope).inc();
-      this.options.record(refused(message));
+      this.refuse(entry, caller, args, started, message);
       throw new JsonRpcFault(RATE_LIMITED, message, {
         retryAfterMs: wait.ms,
         policy: wait.policy,
@@ -69,7 +61,7 @@ export class Admission {
     if (entry.validator) {
       const checked = entry.validator.validate(input);
       if (!checked.success) {
-        this.options.record(refused('invalid arguments'));
+        this.refuse(entry, caller, args, started, 'invalid arguments');
         return {
           result: errorResult(
             `Invalid arguments for tool "${name}": ${formatIssues(checked.issues)}`,
@@ -85,7 +77,7 @@ export class Admission {
       );
       if (violation) {
         const message = `Argument ${violation.path} of tool "${name}" is refused by policy.paths: ${violation.message}`;
-        this.options.record(refused(message));
+        this.refuse(entry, caller, args, started, message);
         throw new JsonRpcFault(POLICY_REFUSED, message, {
           policy: 'policy.paths',
           tool: name,
@@ -113,6 +105,17 @@ export class Admission {
         { retryAfterMs: wait, policy: 'policy.rateLimit.perMinute', tool: name },
       );
     }
+  }
+
+  /** Records a refused call (metrics and its audit line). */
+  private refuse(
+    entry: ToolEntry,
+    caller: Caller,
+    args: unknown,
+    started: number,
+    error: string,
+  ): void {
+    this.options.record({ entry, caller, args, started, outcome: 'refused', error });
   }
 
   private async waitFor(

@@ -10,6 +10,9 @@ export interface CacheLookup {
   hit?: CallToolResult | Promise<CallToolResult | undefined>;
 }
 
+/** The lookup of a tool that is not cached (one object for every such call: the hot path). */
+const NOT_CACHED: CacheLookup = Object.freeze({ generation: 0 });
+
 /**
  * The result cache as the pipeline uses it: results of cacheable tools (read-only or opted in)
  * per client and canonical arguments; a write or a tool list change drops its upstream's entries.
@@ -22,7 +25,7 @@ export class CallCache {
 
   /** The in-memory store answers synchronously: no promise (and no extra tick) on its hits. */
   lookup(entry: ToolEntry, client: string, name: string, args: unknown): CacheLookup {
-    if (!entry.cacheable || !this.results) return { generation: 0 };
+    if (!entry.cacheable || !this.results) return NOT_CACHED;
     const generation = this.results.generation(entry.server);
     const key = ResultCache.key(client, name, args);
     const hit = this.results.get(key, entry.server);
