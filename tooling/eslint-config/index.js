@@ -150,7 +150,8 @@ export default tseslint.config(
   // Files and functions of one concern: a warning past these sizes says where to split.
   {
     files: ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
-    ignores: ['**/*.test.ts', '**/src/testing/**'],
+    // The test kit (fixtures, contract suites) is measured by its suites, not by these sizes.
+    ignores: ['**/*.test.ts', '**/src/testing/**', 'packages/testing/**'],
     rules: {
       'max-lines': ['warn', { max: 400, skipBlankLines: true, skipComments: true }],
       'max-lines-per-function': ['warn', { max: 80, skipBlankLines: true, skipComments: true }],
