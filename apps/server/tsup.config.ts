@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { buildDashboard } from './scripts/build-dashboard.js';
 
 export default defineConfig([
   {
@@ -7,8 +8,9 @@ export default defineConfig([
     // `import.meta.url` resolves the bundled MCP servers from the CommonJS build too.
     shims: true,
     dts: true,
-    // The other build writes the binary's entry into the same folder at the same time.
-    clean: ['!main.js'],
+    // The other build writes the binary's entry and the dashboard into the same folder at the
+    // same time.
+    clean: ['!main.js', '!dashboard/**'],
     target: 'node22',
   },
   {
@@ -18,5 +20,6 @@ export default defineConfig([
     format: ['esm'],
     splitting: false,
     target: 'node22',
+    onSuccess: () => buildDashboard('dist/dashboard'),
   },
 ]);

@@ -62,6 +62,15 @@ function boundaryBlocks() {
   ];
 }
 
+/** Test files under the no-sleep rule (the rest of the tree still has sleeps to replace). */
+const SLEEPLESS_TESTS = [
+  'packages/forwarder/src/**/*.test.ts',
+  'packages/forwarder/test/**/*.test.ts',
+  'packages/mcp/src/**/*.test.ts',
+  'apps/server/src/**/*.test.ts',
+  'apps/server/test/**/*.ts',
+];
+
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Typed rules over shipped source: a promise is awaited, returned, `.catch`ed or marked `void`. */
@@ -146,6 +155,33 @@ export default tseslint.config(
     files: ['**/*.test.ts', '**/test/**', '**/bench/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  // Files and functions of one concern: a warning past these sizes says where to split.
+  {
+    files: ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
+    // The test kit (fixtures, contract suites) is measured by its suites, not by these sizes.
+    ignores: ['**/*.test.ts', '**/src/testing/**', 'packages/testing/**'],
+    rules: {
+      'max-lines': ['warn', { max: 400, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['warn', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  // Tests wait for conditions (events, `vi.waitFor`), never for a fixed time: a sleep passes on an
+  // idle machine and fails on a loaded one. On in the packages whose tests keep to it.
+  {
+    files: SLEEPLESS_TESTS,
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          // `new Promise((r) => setTimeout(r, ms))`; a timer that rejects (a guard) is left alone.
+          selector:
+            "NewExpression[callee.name='Promise'] CallExpression[callee.name='setTimeout'][arguments.0.type='Identifier']",
+          message:
+            'A fixed sleep in a test: wait for the condition instead (vi.waitFor, an event, a promise the code gives).',
+        },
+      ],
     },
   },
 );

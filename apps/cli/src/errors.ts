@@ -4,13 +4,8 @@ import { ToolwireError, errorMessage } from '@toolwire/schema';
 const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;
 
-/** A problem with what the user typed (flags, arguments, files): exit 2. */
-export class UsageError extends ToolwireError {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super('usage', { message, cause: options.cause });
-    this.name = 'UsageError';
-  }
-}
+/** A problem with what the user typed (flags, arguments, files): exit 2. One class for both binaries. */
+export { UsageError } from '@toolwire/schema';
 
 /**
  * The tool, script or model run failed; its own message has already been printed (or is this

@@ -43,7 +43,7 @@ describe('oneLine', () => {
 
 describe('exitCodeFor', () => {
   it('maps bad input to 2 and failures to 1', () => {
-    expect(exitCodeFor(new UsageError('bad'))).toBe(2);
+    expect(exitCodeFor(new UsageError({ message: 'bad' }))).toBe(2);
     expect(exitCodeFor(new ToolwireError('invalid_config', { message: 'x' }))).toBe(2);
     expect(exitCodeFor(new ToolwireError('no_such_tool', { message: 'x' }))).toBe(2);
     expect(exitCodeFor(new ToolwireError('connection', { message: 'x' }))).toBe(1);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { queuedConnections } from './accept-queue.js';
 
 const HAS_IPV6_LOOPBACK =
@@ -24,6 +24,8 @@ describe.skipIf(!existsSync('/proc/net/tcp') && !process.env.CI)(
            server.listen(0, '127.0.0.1', () => {
              process.stdout.write(server.address().port + '\\n');
              process.stdin.once('data', () => {
+               // Written before the loop blocks (stdout to a pipe is synchronous on Linux).
+               process.stdout.write('blocking\\n');
                Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
              });
            });`,
@@ -36,8 +38,9 @@ describe.skipIf(!existsSync('/proc/net/tcp') && !process.env.CI)(
           child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString()))),
         );
         expect(await queuedConnections(port)).toBe(0);
+        const blocking = new Promise((resolve) => child.stdout!.once('data', resolve));
         child.stdin!.write('block\n');
-        await new Promise((r) => setTimeout(r, 100));
+        await blocking;
         for (let i = 0; i < 2; i++) {
           const socket = connect(port, '127.0.0.1');
           socket.on('error', () => {});
@@ -46,12 +49,10 @@ describe.skipIf(!existsSync('/proc/net/tcp') && !process.env.CI)(
         }
         expect(await queuedConnections(port)).toBe(2);
         // Awake again, the child accepts them.
-        let left: number | undefined = 2;
-        for (let i = 0; i < 100 && left !== 0; i++) {
-          await new Promise((r) => setTimeout(r, 50));
-          left = await queuedConnections(port);
-        }
-        expect(left).toBe(0);
+        await vi.waitFor(async () => expect(await queuedConnections(port)).toBe(0), {
+          timeout: 10_000,
+          interval: 50,
+        });
       } finally {
         for (const socket of sockets) socket.destroy();
         child.kill();

@@ -1,31 +1,18 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { checkHost as checkHostAgainst, type AllowedOrigins } from '@toolwire/forwarder';
+import type { ServerResponse } from 'node:http';
 
 // The HTTP and JSON-RPC helpers the gateway shares with the forwarder (`HttpError`, body reading
-// with a size limit, JSON answers, Host/Origin and bearer-token checks) come from
-// `@toolwire/forwarder`; `sendError` is the forwarder's `sendHttpError` under the gateway's name.
+// with a size limit, JSON answers, the request guard and bearer tokens) come from
+// `@toolwire/forwarder/http`; `sendError` is the forwarder's `sendHttpError` under the gateway's name.
 export {
   HttpError,
   LOOPBACK_HOSTS,
   authenticate,
-  checkJsonContentType,
-  decodePathSegment,
+  createHttpGuard,
   readJson,
   sendJson,
   sendHttpError as sendError,
-} from '@toolwire/forwarder';
-
-/**
- * DNS-rebinding and cross-site protection: `Host` must name an allowed host, `Origin` must be the
- * gateway's own or one of `origins`, and `Sec-Fetch-Site` must not say cross-site (403 otherwise).
- */
-export function checkHost(
-  req: IncomingMessage,
-  allowed: readonly string[] | '*',
-  origins: AllowedOrigins = [],
-): void {
-  checkHostAgainst(req, allowed, '--allowed-hosts', origins);
-}
+} from '@toolwire/forwarder/http';
+export type { HttpGuard } from '@toolwire/forwarder/http';
 
 const longLived = new WeakSet<ServerResponse>();
 

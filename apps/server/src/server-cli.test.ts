@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseServerArgs, UsageError } from './server-cli.js';
+import { UsageError } from '@toolwire/schema';
+import { parseServerArgs } from './server-cli.js';
 
 describe('parseServerArgs', () => {
   it('defaults to 127.0.0.1:8787 and the default config resolution', () => {

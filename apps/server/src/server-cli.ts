@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '@toolwire/mcp';
-import { ToolwireError } from '@toolwire/schema';
+import { ToolwireError, UsageError } from '@toolwire/schema';
 import { DEFAULT_DRAIN_MS, DEFAULT_PORT, startServer, type RunningServer } from './start-server.js';
 import { setupTelemetry, type Telemetry } from './telemetry.js';
 
@@ -36,7 +36,6 @@ Examples:
 `;
 
 /** Thrown for bad flags: one line, exit code 2. */
-export class UsageError extends Error {}
 
 export function parseServerArgs(
   argv: string[],
@@ -59,11 +58,13 @@ export function parseServerArgs(
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError({ message: (error as Error).message });
   }
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new UsageError(`--port: expected a port number 0-65535, got "${values.port}"`);
+    throw new UsageError({
+      message: `--port: expected a port number 0-65535, got "${values.port}"`,
+    });
   }
   const hostsText = values['allowed-hosts'] ?? env.TOOLWIRE_ALLOWED_HOSTS;
   let allowedHosts: string[] | '*' | undefined;
@@ -82,16 +83,16 @@ export function parseServerArgs(
     requestTimeoutMs !== undefined &&
     (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 1000)
   ) {
-    throw new UsageError(
-      `--request-timeout-ms: expected a whole number of milliseconds >= 1000, got "${timeoutText}"`,
-    );
+    throw new UsageError({
+      message: `--request-timeout-ms: expected a whole number of milliseconds >= 1000, got "${timeoutText}"`,
+    });
   }
   const drainText = values['drain-ms'];
   const drainMs = drainText === undefined ? DEFAULT_DRAIN_MS : Number(drainText);
   if (!Number.isInteger(drainMs) || drainMs < 0) {
-    throw new UsageError(
-      `--drain-ms: expected a whole number of milliseconds >= 0, got "${drainText}"`,
-    );
+    throw new UsageError({
+      message: `--drain-ms: expected a whole number of milliseconds >= 0, got "${drainText}"`,
+    });
   }
   return {
     drainMs,

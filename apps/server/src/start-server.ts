@@ -1,51 +1,32 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
-import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import {
-  createForwarder,
-  type AuditEntry,
-  type AuthToken,
-  type CircuitBreakerOptions,
-  Sessions,
-  isGatewayed,
-  isKnownProtocol,
-  SUPPORTED_PROTOCOLS,
-  upstreamHealth,
-} from '@toolwire/forwarder';
-import { createRegistry, loadConfig, type Registry, type ToolwireConfig } from '@toolwire/mcp/node';
-import { Gauge } from 'prom-client';
+import { type AuditEntry, type CircuitBreakerOptions, Sessions } from '@toolwire/forwarder';
+import type { ToolwireConfig } from '@toolwire/mcp/node';
 import { queuedConnections } from './accept-queue.js';
+import { runtimeBuilder } from './build-runtime.js';
 import { CallLog } from './call-log.js';
-import type { Runtime } from './runtime.js';
-import { handleChatCompletions, handleModels, sendOpenAiError } from './chat-completions.js';
-import { handleResponses } from './responses-endpoint.js';
-import { handleDashboardApi, visibleServers } from './dashboard-api.js';
-import { DASHBOARD_HTML } from './dashboard-page.js';
-import { embeddedDefaultConfig, toolwireCacheDir } from './default-config.js';
+import { sendOpenAiError } from './chat-completions.js';
+import { configSource, watchConfigFile } from './config-source.js';
 import {
   HttpError,
   LOOPBACK_HOSTS,
-  authenticate,
-  checkHost,
-  checkJsonContentType,
-  decodePathSegment,
+  createHttpGuard,
   isLongLived,
   markLongLived,
   sendError,
-  sendJson,
 } from './http-util.js';
-import { mcpCodeMode } from './mcp-code-mode.js';
 import { createJsonLogger, logLevelFromEnv, type Logger } from './logger.js';
+import { toolListing } from './readiness.js';
+import { createRouter } from './routes.js';
+import type { Runtime } from './runtime.js';
 import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
 
-export const SERVER_VERSION = '0.1.0';
+export { SERVER_VERSION } from './build-runtime.js';
+export { DEFAULT_CONFIG_FILE } from './config-source.js';
 export const DEFAULT_PORT = 8787;
 /** `toolwire-server --drain-ms` default: longer than a load balancer's idle keep-alive (nginx: 4 s in the README). */
 export const DEFAULT_DRAIN_MS = 5_000;
-export const DEFAULT_CONFIG_FILE = 'toolwire.config.json';
 
 export interface StartServerOptions {
   /** A config file; default `./toolwire.config.json` when present, else the embedded default. */
@@ -107,38 +88,6 @@ export interface RunningServer {
   readonly runtime: Runtime;
 }
 
-interface ConfigSource {
-  load(): ToolwireConfig;
-  file: string | undefined;
-}
-
-function configSource(options: StartServerOptions): ConfigSource {
-  if (options.config) {
-    const config = options.config;
-    return { load: () => loadConfig(config), file: undefined };
-  }
-  const cwd = options.cwd ?? process.cwd();
-  const file =
-    options.configPath !== undefined
-      ? resolve(cwd, options.configPath)
-      : existsSync(resolve(cwd, DEFAULT_CONFIG_FILE))
-        ? resolve(cwd, DEFAULT_CONFIG_FILE)
-        : undefined;
-  if (file === undefined) return { load: () => loadConfig(embeddedDefaultConfig()), file };
-  return { load: () => loadConfig(file), file };
-}
-
-function registryKeyOf(config: ToolwireConfig): string {
-  const { mcpServers, nativeTools, namespace, policy, gateway } = config;
-  return JSON.stringify({
-    mcpServers,
-    nativeTools,
-    namespace,
-    timeoutMs: policy?.timeoutMs,
-    gateway: gateway?.mode,
-  });
-}
-
 /**
  * Starts the gateway: `@toolwire/forwarder` over HTTP with `/mcp`, `/servers/<name>/mcp`,
  * `/healthz`, `/readyz`, `/metrics`, the dashboard at `/`, `/v1/chat/completions` and `/v1/responses`.
@@ -170,6 +119,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       : (options.allowedHosts ?? [])
           .map((name) => name.toLowerCase())
           .filter((name) => !LOOPBACK_HOSTS.includes(name) && name !== host.toLowerCase());
+  // One guard for every route: the forwarder's (/mcp, /servers/<name>/mcp, /metrics) and the app's.
+  const guard = createHttpGuard({ allowedHosts, allowedOrigins, setting: '--allowed-hosts' });
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const callLog = new CallLog(200);
   let openConnections = 0;
@@ -199,97 +150,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     auditLogger.info('tool call', { ...fields, event: 'tool_call' });
   };
 
-  const warnedRevisions = new Set<string>();
-  /** An upstream that negotiated a revision this gateway does not know gets one warning. */
-  function warnUnknownRevisions(registry: Registry): void {
-    for (const server of registry.servers()) {
-      const revision = server.protocolVersion;
-      if (!revision || isKnownProtocol(revision)) continue;
-      const key = `${server.name}@${revision}`;
-      if (warnedRevisions.has(key)) continue;
-      warnedRevisions.add(key);
-      logger.warn('upstream negotiated a protocol revision this gateway does not know', {
-        server: server.name,
-        protocolVersion: revision,
-        known: SUPPORTED_PROTOCOLS,
-      });
-    }
-  }
-
-  async function buildRuntime(config: ToolwireConfig, previous?: Runtime): Promise<Runtime> {
-    const registryKey = registryKeyOf(config);
-    let registry: Registry;
-    if (previous && previous.registryKey === registryKey) registry = previous.registry;
-    else {
-      registry = createRegistry({
-        config,
-        cacheFile: join(toolwireCacheDir(), 'server-tools-cache.json'),
-        clientInfo: { name: 'toolwire-server', version: SERVER_VERSION },
-        ...(options.backoff ? { backoff: options.backoff } : {}),
-        // Servers behind a gateway tool connect on first use (seed 004).
-        lazy: (name) => isGatewayed(config, name),
-        logger: {
-          warn: (message) => logger.warn(message, { component: 'registry' }),
-          error: (message) => logger.error(message, { component: 'registry' }),
-          debug: (message) => logger.debug(message, { component: 'registry' }),
-        },
-      });
-      const started = registry;
-      registry.onToolsChanged(() => warnUnknownRevisions(started));
-      await registry.start();
-      warnUnknownRevisions(registry);
-    }
-    const forwarder = createForwarder({
-      // The registry is the forwarder's ToolSource. With `redis` in the config the forwarder itself
-      // shares rate limits, cached results and circuit-breaker state through Redis.
-      source: registry,
-      config: config as Record<string, unknown>,
-      audit,
-      allowedHosts,
-      allowedOrigins,
-      serverInfo: { name: 'toolwire-server', version: SERVER_VERSION },
-      sessions,
-      maxBodyBytes: maxBody,
-      ...(options.breaker ? { breaker: options.breaker } : {}),
-      // `execute_code` on /mcp when code mode is on (loaded on first use).
-      callerTools: mcpCodeMode(config),
-    });
-    if (config.redis) {
-      // Share from the first call: wait for the forwarder's Redis stores (they answer locally
-      // until then, and again whenever Redis goes away).
-      await forwarder.ready().catch((error: Error) =>
-        logger.warn('redis unavailable: rate limits, cache and breakers per instance for now', {
-          error: error.message,
-        }),
-      );
-    }
-    // Gauges of the HTTP server itself, read at scrape time, on the forwarder's registry.
-    const registers = [forwarder.pipeline.metrics.registry];
-    new Gauge({
-      name: 'toolwire_server_active_connections',
-      help: 'Open TCP connections to the gateway.',
-      registers,
-      collect() {
-        this.set(openConnections);
-      },
-    });
-    new Gauge({
-      name: 'toolwire_server_sessions',
-      help: '2025-era MCP sessions this instance served in the last 30 minutes or still streaming.',
-      registers,
-      collect() {
-        this.set(sessions.localCount);
-      },
-    });
-    return {
-      config,
-      registry,
-      forwarder,
-      tokens: new Map((config.auth?.tokens ?? []).map((t) => [t.token, t as AuthToken])),
-      active: new Set(),
-      registryKey,
-    };
-  }
+  const buildRuntime = runtimeBuilder({
+    logger,
+    audit,
+    guard,
+    sessions,
+    maxBodyBytes: maxBody,
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+    ...(options.breaker ? { breaker: options.breaker } : {}),
+    openConnections: () => openConnections,
+  });
 
   // Set once the port is bound: a busy port is reported before any MCP server is started.
   let runtime!: Runtime;
@@ -382,6 +252,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     return idle;
   }
 
+  const route = createRouter({
+    guard,
+    shared,
+    callLog,
+    logger,
+    maxBody,
+    startedAt,
+    phase: () => (shuttingDown ? 'shutting-down' : draining ? 'draining' : 'serving'),
+  });
+
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const current = runtime;
     current.active.add(res);
@@ -422,91 +302,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     logger.debug('client error', { error: error.message });
   });
 
-  async function route(current: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const target = req.url ?? '/';
-    const query = target.indexOf('?');
-    // The MCP routes need only the path; a URL is parsed for the routes that read the query.
-    const path = query === -1 ? target : target.slice(0, query);
-    // A load balancer's health check carries no token and may send any Host: with auth
-    // configured it gets the status word alone, and nothing else is readable without a token.
-    const anonymous = current.tokens.size > 0 && req.headers.authorization === undefined;
-    if (path === '/healthz') {
-      sendJson(res, 200, {
-        status: 'ok',
-        ...(anonymous ? {} : { uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) }),
-      });
-      return;
-    }
-    if (shuttingDown) {
-      throw new HttpError(503, 'The gateway is shutting down', -32603, { connection: 'close' });
-    }
-    if (draining && path === '/readyz' && req.method === 'GET') {
-      // Not ready, for everyone alike (before authentication): a load balancer takes it out.
-      sendJson(res, 503, { status: 'draining' });
-      return;
-    }
-    if (anonymous && path === '/readyz' && req.method === 'GET') {
-      const { status, code } = readiness(current);
-      sendJson(res, code, { status });
-      return;
-    }
-    checkHost(req, allowedHosts, allowedOrigins);
-    checkJsonContentType(req);
-    if (path === '/mcp') return current.forwarder.handleMcp(req, res);
-    const passthrough = /^\/servers\/([^/]+)\/mcp$/.exec(path);
-    if (passthrough) {
-      return current.forwarder.handleMcp(req, res, {
-        server: decodePathSegment(passthrough[1]!),
-      });
-    }
-    if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'cache-control': 'no-store',
-        'content-security-policy':
-          "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:",
-        'x-frame-options': 'DENY',
-      });
-      res.end(req.method === 'HEAD' ? undefined : DASHBOARD_HTML);
-      return;
-    }
-    const token = authenticate(req, current.tokens);
-    if (path === '/readyz' && req.method === 'GET') {
-      // The gateway's readiness is the same for everyone; the details follow the token's scope.
-      const { status, code } = readiness(current);
-      sendJson(res, code, {
-        status,
-        tools: current.forwarder.pipeline.visibleTools(token).tools.length,
-        servers: visibleServers(current, token),
-      });
-      return;
-    }
-    if (path === '/metrics' && req.method === 'GET') {
-      const text = await current.forwarder.metrics(token);
-      res.writeHead(200, { 'content-type': current.forwarder.metricsContentType }).end(text);
-      return;
-    }
-    if (path === '/v1/chat/completions') {
-      if (req.method !== 'POST') throw new HttpError(405, 'Use POST', -32600, { allow: 'POST' });
-      return handleChatCompletions({ runtime: current, token, shared, logger, maxBody }, req, res);
-    }
-    if (path === '/v1/responses') {
-      if (req.method !== 'POST') throw new HttpError(405, 'Use POST', -32600, { allow: 'POST' });
-      return handleResponses({ runtime: current, token, shared, logger, maxBody }, req, res);
-    }
-    if (path === '/v1/models' && req.method === 'GET') return handleModels(current, res);
-    if (path.startsWith('/api/')) {
-      return handleDashboardApi(
-        { runtime: current, token, shared, callLog, maxBody, startedAt },
-        path,
-        new URL(target, 'http://localhost'),
-        req,
-        res,
-      );
-    }
-    sendJson(res, 404, { error: { message: `Not found: ${path}` } });
-  }
-
   try {
     await new Promise<void>((resolvePromise, reject) => {
       server.once('error', reject);
@@ -534,25 +329,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
 
-  let watcher: FSWatcher | undefined;
-  if (source.file && (options.watchConfig ?? true)) {
-    const file = source.file;
-    let lastHash = hashFile(file);
-    let timer: NodeJS.Timeout | undefined;
-    // Watch the folder: editors replace the file rather than write it in place.
-    watcher = watch(dirname(file), (_event, name) => {
-      if (name !== null && name !== basename(file)) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        const hash = hashFile(file);
-        if (hash === undefined || hash === lastHash) return;
-        lastHash = hash;
-        logger.info('config file changed', { file });
-        reload().catch(() => {});
-      }, 150);
-    });
-    watcher.unref();
-  }
+  const watcher =
+    source.file && (options.watchConfig ?? true)
+      ? watchConfigFile(source.file, () => {
+          logger.info('config file changed', { file: source.file });
+          reload().catch(() => {});
+        })
+      : undefined;
 
   logger.info('listening', {
     url,
@@ -648,42 +431,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 }
 
 /**
- * `/readyz`'s status word and code, the same for every caller: 503 `unavailable` when every enabled
- * upstream is down, 200 `degraded` when some are not healthy, else 200 `ready`. Calls, probes and
- * breakers of the forwarder decide at once (`withLiveHealth`); an idle (lazy, not yet connected)
- * upstream is healthy: it connects on first use.
- */
-function readiness(runtime: Runtime): {
-  status: 'ready' | 'degraded' | 'unavailable';
-  code: number;
-} {
-  const health = runtime.registry
-    .servers()
-    .map((s) => runtime.forwarder.pipeline.withLiveHealth(s))
-    .filter((s) => s.status !== 'disabled')
-    .map((s) => upstreamHealth(s.status).state);
-  if (health.length > 0 && health.every((state) => state === 'down')) {
-    return { status: 'unavailable', code: 503 };
-  }
-  return { status: health.some((state) => state !== 'healthy') ? 'degraded' : 'ready', code: 200 };
-}
-
-/** What a client of `/mcp` lists, to tell whether a reload changed it. */
-function toolListing(runtime: Runtime): string {
-  return JSON.stringify(
-    runtime.forwarder.pipeline
-      .visibleTools(undefined)
-      .tools.map(({ tool }) => [
-        tool.name,
-        tool.description,
-        tool.inputSchema,
-        tool.outputSchema,
-        tool.annotations,
-      ]),
-  );
-}
-
-/**
  * Answers with `Connection: close` whatever headers the handler sets later (an event stream's
  * `keep-alive` included): `writeHead` with headers goes through `setHeader` once one was set.
  */
@@ -698,14 +445,6 @@ function inflightCalls(runtime: Runtime): number {
   let count = 0;
   for (const res of runtime.active) if (!isLongLived(res)) count++;
   return count;
-}
-
-function hashFile(file: string): string | undefined {
-  try {
-    return createHash('sha256').update(readFileSync(file)).digest('hex');
-  } catch {
-    return undefined;
-  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -14,8 +14,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { serverEntry } from '@toolwire/mcp/node';
 import { startFixtureHttpServer, type FixtureHttpServer } from '@toolwire/testing/mcp';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from './helpers.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { oldConnectionsGone, startGateway, type TestGateway } from './helpers.js';
 
 const SOAK = process.env.TOOLWIRE_SOAK_SECONDS !== undefined;
 const SEED = Number(process.env.TOOLWIRE_SOAK_SEED ?? 1616);
@@ -226,22 +226,19 @@ class World {
     const expected = [
       ...new Set((await this.direct.fx!.listTools()).tools.map((t) => `fx__${t.name}`)),
     ].sort();
-    const deadline = Date.now() + 2_000;
-    let seen: string[] = [];
-    for (;;) {
-      const listings = await Promise.all(this.clients.map((c) => c.listTools()));
-      const all = listings.map((l) =>
-        l.tools
-          .map((t) => t.name)
-          .filter((n) => n.startsWith('fx__'))
-          .sort(),
-      );
-      if (all.every((names) => JSON.stringify(names) === JSON.stringify(expected))) return;
-      seen = all[0]!;
-      if (Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(seen, 'the gateway lists the upstream tools within 2 s').toEqual(expected);
+    await vi.waitFor(
+      async () => {
+        const listings = await Promise.all(this.clients.map((c) => c.listTools()));
+        for (const listing of listings) {
+          const names = listing.tools
+            .map((t) => t.name)
+            .filter((n) => n.startsWith('fx__'))
+            .sort();
+          expect(names, 'the gateway lists the upstream tools within 2 s').toEqual(expected);
+        }
+      },
+      { timeout: 2_000, interval: 50 },
+    );
   }
 
   async apply(step: Op): Promise<void> {
@@ -304,7 +301,8 @@ class World {
         expect(dead.error).toBe(true);
         expect(dead.text).toMatch(/fx/);
         await this.same(mem!, 'read_graph', {}, 'mem');
-        await new Promise((r) => setTimeout(r, 100));
+        // The old servers' kept-alive sockets leave the fetch pool this process shares.
+        await Promise.all(ports.map((port) => oldConnectionsGone(`http://127.0.0.1:${port}/mcp`)));
         this.direct.fixture = await startFixtureHttpServer({
           tools: ['echo', 'change_tools'],
           port: ports[0],
@@ -316,15 +314,15 @@ class World {
         await fx!.close().catch(() => undefined);
         this.direct.fx = await this.http(this.direct.fixture.url);
         // Back within the probe interval and the registry's backoff.
-        const deadline = Date.now() + 10_000;
-        for (;;) {
-          const back = await this.observe(() =>
-            this.clients[0]!.callTool({ name: 'fx__echo', arguments: { text: 'back' } }),
-          );
-          if (!back.error) break;
-          if (Date.now() > deadline) expect(back, 'fx answers again after its restart').toEqual({});
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        await vi.waitFor(
+          async () => {
+            const back = await this.observe(() =>
+              this.clients[0]!.callTool({ name: 'fx__echo', arguments: { text: 'back' } }),
+            );
+            expect(back.error, 'fx answers again after its restart').toBe(false);
+          },
+          { timeout: 10_000, interval: 100 },
+        );
         return this.listsAgree();
       }
       case 'reload':
@@ -447,12 +445,10 @@ for (const mode of ['legacy', 'auto'] as const) {
     it('leaves no upstream process behind once the gateway and the clients are closed', async () => {
       await world.close();
       // A stopped child may take a moment to exit after its pipes close.
-      let left = serverChildren();
-      for (let i = 0; i < 40 && left.length > 0; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        left = serverChildren();
-      }
-      expect(left.join('\n')).toBe('');
+      await vi.waitFor(() => expect(serverChildren().join('\n')).toBe(''), {
+        timeout: 2_000,
+        interval: 50,
+      });
     }, 60_000);
   });
 }

@@ -19,8 +19,8 @@ const REDIS = spawnSync('redis-server', ['--version']).status === 0;
 const BIN = join(BIN_DIR, 'main.js');
 const TOKEN = 'fleet-token';
 const PROBES = 10;
-/** How long the clients run before and after each fault, in ms. */
-const SETTLE_MS = 1500;
+/** Calls each revision's clients complete before and after each fault (not a time: a loaded machine only takes longer). */
+const SETTLE_CALLS = 120;
 /** Rolling restarts in a row (`TOOLWIRE_FLEET_ROUNDS`, for a stress run). */
 const ROUNDS = Number(process.env.TOOLWIRE_FLEET_ROUNDS ?? 1);
 /** SDK clients per protocol revision (`TOOLWIRE_FLEET_CLIENTS`, for a stress run). */
@@ -241,17 +241,17 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
     }
 
     /** Runs both revisions' clients around `fault`, and returns each revision's tally. */
-    async function underLoad(fault: () => Promise<void>) {
+    async function underLoad(fault: (tallies: Record<string, Tally>) => Promise<void>) {
       const tallies = { legacy: newTally(), auto: newTally() };
       const running = { on: true };
       const legacy = await load('legacy', tallies.legacy, running);
       const modern = await load('auto', tallies.auto, running);
       expect(legacy.versions.every((v) => v === '2025-11-25')).toBe(true);
       expect(modern.versions.every((v) => v === '2026-07-28')).toBe(true);
-      await sleep(SETTLE_MS);
+      await settled(tallies);
       try {
-        await fault();
-        await sleep(SETTLE_MS);
+        await fault(tallies);
+        await settled(tallies);
       } finally {
         await legacy.stop();
         await modern.stop();
@@ -305,11 +305,12 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
     );
 
     it('loses at most the calls in flight on an instance killed with SIGKILL', async () => {
-      const result = await underLoad(async () => {
+      const result = await underLoad(async (tallies) => {
         const victim = instances[1]!;
         victim.child.kill('SIGKILL');
         await victim.exit;
-        await sleep(SETTLE_MS);
+        // The clients go on through nginx while the instance is gone.
+        await settled(tallies);
         instances[1] = await startInstance(victim.port);
       });
       report('kill -9', result);
@@ -351,9 +352,9 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
     });
 
     it('keeps serving through a Redis restart, and shares rate limits again after it', async () => {
-      const result = await underLoad(async () => {
+      const result = await underLoad(async (tallies) => {
         redis.process.kill('SIGKILL');
-        await sleep(SETTLE_MS);
+        await settled(tallies);
         redis = await startRedis(redisPort);
       });
       report('redis restart', result);
@@ -365,21 +366,27 @@ describe.skipIf((!NGINX || !REDIS) && !process.env.CI)(
       // Shared again: 3 calls a minute per client in all, whichever instances answer them.
       // Each attempt uses a fresh client, so an attempt made before every instance is back on
       // Redis (and allowed by local counters) does not spend the next one's budget.
-      let shared = false;
-      for (let attempt = 0; attempt < PROBES && !shared; attempt++) {
-        const outcomes: boolean[] = [];
-        for (const instance of [...instances, instances[0]!]) {
-          const answer = await modernCall(
-            `http://127.0.0.1:${instance.port}/mcp`,
-            'tools/call',
-            { name: 'fs__list_allowed_directories', arguments: {} },
-            { authorization: `Bearer probe-${attempt}` },
-          );
-          outcomes.push(answer.body.result !== undefined && answer.body.result.isError !== true);
-        }
-        shared = outcomes.join() === 'true,true,true,false';
-        if (!shared) await sleep(500);
-      }
+      let attempt = 0;
+      const shared = await waitFor(
+        async () => {
+          if (attempt >= PROBES) throw new Error(`rate limits not shared after ${PROBES} tries`);
+          const token = `probe-${attempt++}`;
+          const outcomes: boolean[] = [];
+          for (const instance of [...instances, instances[0]!]) {
+            const answer = await modernCall(
+              `http://127.0.0.1:${instance.port}/mcp`,
+              'tools/call',
+              { name: 'fs__list_allowed_directories', arguments: {} },
+              { authorization: `Bearer ${token}` },
+            );
+            outcomes.push(answer.body.result !== undefined && answer.body.result.isError !== true);
+          }
+          return outcomes.join() === 'true,true,true,false' || undefined;
+        },
+        'rate limits shared through Redis again',
+        60_000,
+        500,
+      );
       expect(shared).toBe(true);
     }, 120_000);
   },
@@ -389,6 +396,16 @@ function newTally(): Tally {
   return { calls: 0, failures: [], stale: 0 };
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** Waits until every revision's clients completed `SETTLE_CALLS` more calls. */
+async function settled(tallies: Record<string, Tally>): Promise<void> {
+  const from = Object.fromEntries(Object.entries(tallies).map(([k, t]) => [k, t.calls]));
+  await waitFor(
+    () =>
+      Object.entries(tallies).every(([k, t]) => t.calls >= from[k]! + SETTLE_CALLS) || undefined,
+    () =>
+      `${SETTLE_CALLS} more calls (${Object.entries(tallies)
+        .map(([k, t]) => `${k}: ${t.calls - from[k]!}`)
+        .join(', ')})`,
+    90_000,
+  );
 }

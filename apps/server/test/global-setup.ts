@@ -4,6 +4,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
+import { buildDashboard } from '../scripts/build-dashboard.js';
 
 export const SERVER_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Under node_modules: ignored by git, eslint and prettier, and the app's dependencies resolve from it.
@@ -20,4 +21,8 @@ export default async function setup(): Promise<void> {
     config: false,
     dts: false,
   });
+  // The dashboard's files beside the binary, where it looks for them; gateways started from the
+  // source in the tests read the same ones.
+  await buildDashboard(join(BIN_DIR, 'dashboard'));
+  process.env.TOOLWIRE_DASHBOARD_DIR = join(BIN_DIR, 'dashboard');
 }

@@ -1,3 +1,4 @@
+import { vi } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -156,19 +157,21 @@ export function textOf(result: { content?: Array<{ type: string; text?: string }
 }
 
 /** Polls `probe` until it gives a value; `what` may be a function, read when the wait fails. */
-export async function waitFor<T>(
+export function waitFor<T>(
   probe: () => T | undefined | Promise<T | undefined>,
   what: string | (() => string),
   timeoutMs = 15_000,
+  intervalMs = 50,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined || value === false)
+        throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+      return value;
+    },
+    { timeout: timeoutMs, interval: intervalMs },
+  );
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -244,4 +247,21 @@ export async function startBinary(
       }
     },
   };
+}
+
+/**
+ * Resolves once a connection to `url` (a server that was closed) is refused: every kept-alive
+ * socket of this process's fetch pool to it has failed and been dropped by then, so a new server
+ * on the same port gets fresh connections.
+ */
+export function oldConnectionsGone(url: string): Promise<true> {
+  return waitFor(
+    async () =>
+      fetch(url, { method: 'POST', body: '{}' }).then(
+        () => undefined,
+        (error: { cause?: { code?: string } }) =>
+          error.cause?.code === 'ECONNREFUSED' ? true : undefined,
+      ),
+    `connections to ${url} to be refused`,
+  );
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startFixtureHttpServer, type FixtureHttpServer } from '@toolwire/testing/mcp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, waitFor, type TestGateway } from './helpers.js';
+import { oldConnectionsGone, startGateway, waitFor, type TestGateway } from './helpers.js';
 
 // A changed upstream tool list must reach a downstream client within 2 s in every case: the first
 // start, a start from the tool cache file, after the upstream restarted, after a config reload.
@@ -40,6 +40,7 @@ async function sdk(url: string, mode: 'legacy' | 'auto'): Promise<Client> {
 
 /** A downstream client of the gateway that counts tools/list_changed. */
 async function watcher(gw: TestGateway, mode: 'legacy' | 'auto') {
+  const streams = gw.server.runtime.active.size;
   const client = await sdk(`${gw.url}/mcp`, mode);
   const seen = { changes: 0 };
   client.setNotificationHandler('notifications/tools/list_changed', () => {
@@ -49,7 +50,7 @@ async function watcher(gw: TestGateway, mode: 'legacy' | 'auto') {
   // the SDK opens by itself right after initialize.
   if ((client.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28')
     await client.listen({ toolsListChanged: true });
-  else await new Promise((r) => setTimeout(r, 300));
+  else await waitFor(() => gw.server.runtime.active.size > streams || undefined, 'the GET stream');
   await client.listTools();
   return { client, seen };
 }
@@ -106,9 +107,9 @@ for (const protocol of ['legacy', 'modern'] as const) {
       const downstream = await watcher(gw, mode);
       const port = upstream.port;
       await upstream.close();
-      // This test process shares fetch's keep-alive pool with the in-process gateway: let it see
-      // the old server's sockets close before the test's own client connects to the new one.
-      await new Promise((r) => setTimeout(r, 100));
+      // This test process shares fetch's keep-alive pool with the in-process gateway: the old
+      // server's sockets must be gone from it before the test's own client connects to the new one.
+      await oldConnectionsGone(upstream.url);
       upstream = await startFixtureHttpServer({ tools: ['echo', 'change_tools'], port });
       await changeAndExpect(upstream, downstream, `restarted_${protocol}`);
     });
@@ -143,5 +144,43 @@ describe('a config reload whose tool list differs', () => {
       const { tools } = await downstream.client.listTools();
       expect(tools.map((t) => t.name)).toContain('again__echo');
     }
+  });
+});
+
+describe('a config reload that changes the upstreams', () => {
+  it('sends resources/list_changed and prompts/list_changed to connected clients (both eras)', async () => {
+    const upstream = await startFixtureHttpServer({ tools: ['echo'] });
+    cleanups.push(() => upstream.close());
+    const dir = mkdtempSync(join(tmpdir(), 'toolwire-reload-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'toolwire.config.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: { remote: { url: upstream.url } } }));
+    const gw = await startGateway(undefined as never, { configPath: file, watchConfig: false });
+    cleanups.push(() => gw.close());
+    const clients = await Promise.all(
+      (['legacy', 'auto'] as const).map(async (mode) => {
+        const { client } = await watcher(gw, mode);
+        const seen = new Set<string>();
+        for (const kind of ['resources', 'prompts'] as const)
+          client.setNotificationHandler(`notifications/${kind}/list_changed`, () => {
+            seen.add(kind);
+          });
+        return seen;
+      }),
+    );
+    // The same tools from another upstream entry: the tool list differs, and the upstreams do.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { remote: { url: upstream.url }, again: { url: upstream.url } },
+      }),
+    );
+    await gw.server.reload();
+    for (const seen of clients)
+      await waitFor(
+        () => (seen.has('resources') && seen.has('prompts') ? true : undefined),
+        () => `resources and prompts list_changed after the reload (saw ${[...seen].join(', ')})`,
+        WITHIN_2S,
+      );
   });
 });

@@ -39,14 +39,15 @@ describe('startServer with the MCP SDK client', () => {
   }
 
   it('delivers tools/list_changed on the session GET stream when an upstream changes', async () => {
+    const streams = gw.server.runtime.active.size;
     const client = await connect('legacy');
     let changed = 0;
     client.setNotificationHandler('notifications/tools/list_changed', () => {
       changed++;
     });
     await client.listTools();
-    // Give the SDK time to open its GET stream before the change.
-    await new Promise((r) => setTimeout(r, 300));
+    // The SDK opens its GET stream after initialize: the change must find it open.
+    await waitFor(() => gw.server.runtime.active.size > streams || undefined, 'the GET stream');
     await client.callTool({ name: 'fx__change_tools', arguments: { add: 'added_later' } });
     await waitFor(() => changed > 0 || undefined, 'a list_changed notification');
     const { tools } = await client.listTools();

@@ -207,7 +207,6 @@ describe('startServer lifecycle', () => {
       arguments: { ms: 600 },
     });
     await waitFor(() => gw.server.runtime.active.size > 0 || undefined, 'the call to start');
-    await new Promise((r) => setTimeout(r, 50));
     const closing = gw.close();
     const answer = await slow;
     expect(answer.status).toBe(200);

@@ -47,6 +47,12 @@ async function openStream(url: string, sessionId: string, lastEventId?: string) 
   return { events, close: () => controller.abort() };
 }
 
+/** Whether Redis stream id `a` (`<ms>-<sequence>`) comes after `b`. */
+const laterId = (a: string, b: string): boolean => {
+  const [ams, aseq] = a.split('-').map(Number) as [number, number];
+  const [bms, bseq] = b.split('-').map(Number) as [number, number];
+  return ams > bms || (ams === bms && aseq > bseq);
+};
 const methods = (events: SseEvent[]) => events.map((e) => JSON.parse(e.data).method as string);
 
 describe.skipIf(!REDIS)(
@@ -103,9 +109,16 @@ describe.skipIf(!REDIS)(
       resumed.close();
 
       // A stream opened without Last-Event-ID replays nothing.
+      // Its events are the next change's alone: none logged before it opened is written to it.
+      const lastBefore = resumed.events.at(-1)!.id!;
       const fresh = await openStream(`${b.url}/mcp`, id);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(fresh.events).toEqual([]);
+      write(fileB, ['calculate']);
+      await b.server.reload();
+      await waitFor(
+        () => methods(fresh.events).includes('notifications/tools/list_changed') || undefined,
+        'the next list_changed',
+      );
+      expect(fresh.events.every((e) => laterId(e.id!, lastBefore))).toBe(true);
       fresh.close();
     });
   },

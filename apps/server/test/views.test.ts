@@ -101,3 +101,54 @@ describe('startServer views follow the token scope', () => {
     expect(everything).not.toContain(SECRET);
   });
 });
+
+describe('an upstream that crashes after it started', () => {
+  it('is down with its stderr redacted, and that reason shows only to a token granted "*"', async () => {
+    const server = fixtureStdioConfig({
+      tools: ['echo', 'crash'],
+      crashStderr: `fatal: API_KEY=${SECRET} was rejected`,
+    });
+    const gw = await startGateway(
+      {
+        mcpServers: { vault: { ...server, env: { ...server.env, API_KEY: SECRET } } },
+        auth: {
+          tokens: [
+            { token: ADMIN, client: 'admin', allow: ['*'] },
+            { token: LIMITED, client: 'limited', allow: ['vault__echo'] },
+          ],
+        },
+      },
+      // No restart while the test looks: the reason stays the crash's.
+      { backoff: { initialMs: 600_000, maxMs: 600_000 } },
+    );
+    try {
+      const get = async (path: string, token: string) =>
+        (await fetch(`${gw.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json();
+      const crashed = await modernCall(
+        `${gw.url}/mcp`,
+        'tools/call',
+        { name: 'vault__crash', arguments: {} },
+        { authorization: `Bearer ${ADMIN}` },
+      );
+      expect(crashed.body.error ?? crashed.body.result?.isError).toBeTruthy();
+      const vault = (body: any) => body.servers.find((s: any) => s.name === 'vault');
+      const reason = await waitFor(async () => {
+        const seen = vault(await get('/readyz', ADMIN));
+        return seen?.status === 'down' ? (seen.reason as string) : undefined;
+      }, 'the crashed upstream to be down');
+      expect(reason).toContain('fatal: API_KEY=[redacted] was rejected');
+      for (const path of ['/readyz', '/api/overview']) {
+        const admin = await get(path, ADMIN);
+        expect(JSON.stringify(admin), path).not.toContain(SECRET);
+        // The limited token reaches vault__echo, so it sees the upstream, but not why it is down.
+        const limited = await get(path, LIMITED);
+        expect(vault(limited), path).toMatchObject({ status: 'down' });
+        expect(vault(limited).reason, path).toBeUndefined();
+        expect(JSON.stringify(limited), path).not.toMatch(/fatal|redacted|exited/);
+      }
+      expect(JSON.stringify(gw.logs)).not.toContain(SECRET);
+    } finally {
+      await gw.close();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createJsonLinesAuditSink, isoTimeNow, lineBatcher } from './audit-log.js';
 
 function collect(stream: PassThrough): { writes: string[] } {
@@ -18,8 +18,7 @@ describe('lineBatcher', () => {
     for (let i = 0; i < 100; i++) lines.write(`line ${i}\n`);
     await new Promise((r) => setImmediate(r));
     expect(seen.writes).toEqual([]);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(seen.writes).toHaveLength(1);
+    await vi.waitFor(() => expect(seen.writes).toHaveLength(1));
     expect(seen.writes[0]!.split('\n').filter(Boolean)).toHaveLength(100);
   });
 

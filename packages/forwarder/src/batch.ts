@@ -1,4 +1,5 @@
-import type { CallContext, CallPipeline } from './call-pipeline.js';
+import type { CallContext } from './call/call-context.js';
+import type { CallPipeline } from './call/call-pipeline.js';
 import { JsonRpcFault } from './json-rpc.js';
 import type { CallToolResult } from './tool-source.js';
 

@@ -1,5 +1,5 @@
 import type { AuthToken } from '@toolwire/config';
-import type { CallPipeline } from './call-pipeline.js';
+import type { CallPipeline } from './call/call-pipeline.js';
 import type { HttpUpstream } from './http-upstream.js';
 import {
   INVALID_PARAMS,

@@ -8,7 +8,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startLeanUpstream, type LeanUpstream } from '../test/fixtures/lean-upstream.js';
 import { createHttpToolSource, type HttpToolSource } from '../test/helpers/http-tool-source.js';
 import type { AuditEntry } from './audit-log.js';
@@ -628,11 +628,22 @@ describe('result cache', () => {
     const { forwarder, upstreams } = await setup({ config: { cache: { tools: ['lean__sleep'] } } });
     // A slow cacheable call whose answer was computed before the write landed.
     const slow = forwarder.callTool('lean__sleep', { ms: 200 });
-    await new Promise((r) => setTimeout(r, 50));
+    // The write lands while the read runs upstream.
+    await vi.waitFor(() => expect(upstreams.lean!.counts.get('sleep')).toBe(1));
     await forwarder.callTool('lean__write', { path: 'x' });
     await slow;
     await forwarder.callTool('lean__sleep', { ms: 200 });
     expect(upstreams.lean!.counts.get('sleep')).toBe(2);
+  });
+
+  it('drops cached reads after a write through the passthrough route /servers/<name>/mcp', async () => {
+    const { url } = await setup({ config: { cache: { readOnlyTools: true } } });
+    const text = (r: { body: any }) => r.body.result.content[0].text as string;
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }))).toBe('value of k #1');
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }))).toBe('value of k #1');
+    // The relay forwards the exchange as it is, under the upstream's own tool name.
+    expect(text(await call(`${url}/servers/lean/mcp`, 'write', { path: 'x' }))).toBe('wrote x');
+    expect(text(await call(`${url}/mcp`, 'lean__lookup', { key: 'k' }))).toBe('value of k #2');
   });
 
   it('caches opt-in tools from cache.tools', async () => {
@@ -663,16 +674,29 @@ describe('resilience', () => {
     const response = await call(`${url}/mcp`, 'lean__sleep', { ms: 2000 });
     expect(response.body.error.code).toBe(-32051);
     expect(response.body.error.message).toContain('timed out after 100 ms');
-    for (
-      let i = 0;
-      i < 500 && !upstreams.lean!.received.some((r) => r.method === 'notifications/cancelled');
-      i++
-    ) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await vi.waitFor(() =>
+      expect(upstreams.lean!.received.some((r) => r.method === 'notifications/cancelled')).toBe(
+        true,
+      ),
+    );
     const upstreamCall = upstreams.lean!.received.find((r) => r.method === 'tools/call')!;
     const cancel = upstreams.lean!.received.find((r) => r.method === 'notifications/cancelled')!;
     expect(cancel.params.requestId).toBe(upstreamCall.id);
+  });
+
+  it('marks an idle HTTP upstream down when its probe finds it gone, and up when it answers', async () => {
+    // The source keeps saying `ok` (it has no stream to lose): only the probe can tell.
+    const { forwarder, upstreams } = await setup({ probeIntervalMs: 0 });
+    const lean = () => forwarder.servers().find((server) => server.name === 'lean')!;
+    await forwarder.pipeline.probeIdle();
+    expect(lean().status).toBe('ok');
+    const port = Number(new URL(upstreams.lean!.url).port);
+    await upstreams.lean!.close();
+    await forwarder.pipeline.probeIdle();
+    expect(lean()).toMatchObject({ status: 'down', reason: expect.stringMatching(/unreachable/) });
+    upstreams.lean = await startLeanUpstream({ port });
+    await forwarder.pipeline.probeIdle();
+    expect(lean().status).toBe('ok');
   });
 
   it('opens the circuit breaker of a dead upstream without touching the others, then probes half-open', async () => {
@@ -695,9 +719,14 @@ describe('resilience', () => {
     // Bring a back on the same port: after openMs one probe goes through and closes the breaker.
     const restarted = await startLeanUpstream({ port: Number(new URL(upstreams.a!.url).port) });
     cleanups.push(() => restarted.close());
-    await new Promise((r) => setTimeout(r, 250));
-    const probe = await call(`${url}/mcp`, 'a__echo', { text: 'back' });
-    expect(probe.body.result.content[0].text).toBe('back');
+    // Refused while open (the upstream is not asked); after openMs one call goes through.
+    await vi.waitFor(
+      async () => {
+        const probe = await call(`${url}/mcp`, 'a__echo', { text: 'back' });
+        expect(probe.body.result?.content[0].text).toBe('back');
+      },
+      { timeout: 10_000, interval: 50 },
+    );
   });
 
   it('maps progress notifications back to the client token over SSE', async () => {
@@ -810,9 +839,9 @@ describe('resilience', () => {
       headers,
     );
     // Cancel only once the call is in flight upstream (no race with a busy machine).
-    while (!upstreams.lean!.received.some((r) => r.method === 'tools/call')) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await vi.waitFor(() =>
+      expect(upstreams.lean!.received.some((r) => r.method === 'tools/call')).toBe(true),
+    );
     await rpc(
       `${url}/mcp`,
       { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow' } },
@@ -820,13 +849,11 @@ describe('resilience', () => {
     );
     const response = await pending;
     expect(response.body.error.data.cancelled).toBe(true);
-    for (
-      let i = 0;
-      i < 500 && !upstreams.lean!.received.some((r) => r.method === 'notifications/cancelled');
-      i++
-    ) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await vi.waitFor(() =>
+      expect(upstreams.lean!.received.some((r) => r.method === 'notifications/cancelled')).toBe(
+        true,
+      ),
+    );
     const upstreamCall = upstreams.lean!.received.find((r) => r.method === 'tools/call')!;
     const cancel = upstreams.lean!.received.find((r) => r.method === 'notifications/cancelled')!;
     expect(cancel.params.requestId).toBe(upstreamCall.id);
@@ -1052,7 +1079,7 @@ describe('routes', () => {
       `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'lean__echo', arguments: { text: 'stdio' } } })}\n`,
     );
     input.write('not json\n');
-    for (let i = 0; i < 500 && lines.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    await vi.waitFor(() => expect(lines.length).toBeGreaterThanOrEqual(3));
     expect(lines.find((l) => l.id === 1).result.serverInfo.name).toBe('toolwire-forwarder');
     expect(lines.find((l) => l.id === 2).result.content[0].text).toBe('stdio');
     expect(lines.find((l) => l.error?.code === -32700)).toBeDefined();

@@ -1,13 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Tracer } from '@opentelemetry/api';
-import type { AnyTool } from '@toolwire/schema';
-import type { PathArgumentRule } from './argument-rules.js';
-import type { AuditSink } from './audit-log.js';
 import { runBatch, type BatchCall, type BatchResult } from './batch.js';
-import { CallPipeline, type CallContext, type CallerToolsProvider } from './call-pipeline.js';
+import type { CallContext } from './call/call-context.js';
+import { CallPipeline, type CallPipelineOptions } from './call/call-pipeline.js';
 import { Catalog } from './catalog.js';
-import type { CircuitBreakerOptions } from './circuit-breaker.js';
 import {
   authTokensOf,
   validateConfig,
@@ -15,81 +11,27 @@ import {
   type ToolwireConfig,
 } from '@toolwire/config';
 import {
+  createHttpGuard,
   LOOPBACK_HOSTS,
-  authenticate,
-  decodePathSegment,
   type AllowedOrigins,
-  sendHttpError,
-  sendJson,
-} from './http-helpers.js';
+  type HttpGuard,
+} from './http-guard.js';
+import { authenticate, decodePathSegment, sendHttpError, sendJson } from './http-helpers.js';
 import { GatewayMode } from './gateway-mode.js';
 import { createMethodDispatch, type DispatchContext } from './method-dispatch.js';
 import { filterMetrics, ForwarderMetrics } from './metrics.js';
-import type { RateLimiter } from './rate-limiter.js';
-import type { ResultCacheStore } from './result-cache.js';
-import type { BreakerStateStore } from './breaker-store.js';
 import { Sessions, type ListKind } from './sessions.js';
 import { createStreamableHttp } from './streamable-http.js';
-import {
-  upstreamHealth,
-  type CallToolResult,
-  type SourceServer,
-  type ToolSource,
-} from './tool-source.js';
+import { upstreamHealth, type CallToolResult, type SourceServer } from './tool-source.js';
 
 export type { DispatchContext } from './method-dispatch.js';
 
-export interface CreateForwarderOptions {
-  /** The registry (`@toolwire/mcp`'s `createRegistry(...)`) or any `ToolSource`. */
-  source: ToolSource;
+/** The forwarder's options: the call pipeline's, plus its MCP server and HTTP front end. */
+export interface CreateForwarderOptions extends CallPipelineOptions {
   /** The loaded `toolwire.config.json` (policy, auth, cache, redis, mcpServers, namespace). */
   config?: ToolwireConfig | object;
-  /** Extra in-process tools (`defineTool` from `@toolwire/schema`), exposed under their own names. */
-  nativeTools?: AnyTool[];
   serverInfo?: { name: string; version: string };
   instructions?: string;
-  /**
-   * Per-upstream streamable HTTP endpoints for the fast path. By default the `url` of
-   * `config.mcpServers.<name>` is used; `false` sends that upstream's calls through the source.
-   */
-  upstreams?: Record<
-    string,
-    | { url: string; headers?: Record<string, string>; protocol?: 'auto' | 'modern' | 'legacy' }
-    | false
-  >;
-  /** Glob over exposed names → timeout in ms (default `config.policy.timeoutMs`, else 30 s). */
-  toolTimeouts?: Record<string, number>;
-  /** Path arguments that must stay inside allowed roots. */
-  argumentRules?: PathArgumentRule[];
-  /** Validate arguments against the tool's input schema before forwarding (default true). */
-  validateArguments?: boolean;
-  /**
-   * Cache results of tools annotated `readOnlyHint` (default `config.cache.readOnlyTools`, else
-   * false); `config.cache.tools` opts tools in by name.
-   */
-  cacheReadOnlyTools?: boolean;
-  breaker?: CircuitBreakerOptions;
-  /** Retry read-only/idempotent tools once on timeout or connection loss (default true). */
-  retry?: boolean;
-  /** Audit sink; default JSON lines on stderr; `false` turns auditing off. */
-  audit?: AuditSink | false;
-  /** Log arguments verbatim in the audit line (default false: redacted to their types). */
-  auditArguments?: boolean;
-  tracer?: Tracer;
-  /** Default: shared through `config.redis` when set, else in process memory. */
-  rateLimiter?: RateLimiter;
-  /**
-   * Where results are cached. Default: `RedisResultCache` (shared, with a local copy in front)
-   * when `config.redis` is set, else the in-memory `ResultCache`. A store passed here is not
-   * closed by `close()`.
-   */
-  resultCache?: ResultCacheStore;
-  /**
-   * Where circuit-breaker transitions are shared. Default: `RedisBreakerStateStore` when
-   * `config.redis` is set, else a `MemoryBreakerStateStore` of this forwarder alone. A store
-   * passed here is not closed by `close()`.
-   */
-  breakerState?: BreakerStateStore;
   /**
    * Host names accepted in `Host`/`Origin` (DNS-rebinding protection). Default: loopback names.
    * `'*'` accepts any (for a forwarder behind a reverse proxy that checks hosts itself).
@@ -100,6 +42,12 @@ export interface CreateForwarderOptions {
    * page on any other origin, another port of localhost included, is refused. `'*'` accepts any.
    */
   allowedOrigins?: AllowedOrigins;
+  /**
+   * The request checks (`createHttpGuard` of `@toolwire/forwarder/http`), for an app that serves
+   * its own routes beside the forwarder's with the same checks. Default: one made of
+   * `allowedHosts` and `allowedOrigins`.
+   */
+  httpGuard?: HttpGuard;
   /** Idle legacy sessions are dropped after this long (default 30 min). */
   sessionIdleMs?: number;
   /**
@@ -111,15 +59,13 @@ export interface CreateForwarderOptions {
   sessions?: Sessions;
   /** Largest request body accepted, in bytes (default 4 MiB); a larger one is answered 413. */
   maxBodyBytes?: number;
-  /** Ping idle streamable-HTTP upstreams this often, ±25% (default 2000 ms; 0 turns it off). */
-  probeIntervalMs?: number;
-  /** Tools made per caller on `/mcp` (code mode's `execute_code`), run as that caller. */
-  callerTools?: CallerToolsProvider;
 }
 
 export interface Forwarder {
   /** Node `http` handler: `/mcp`, `/servers/<name>/mcp`, `/metrics`; anything else 404. */
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Whether `handle` serves this path (`/mcp`, `/servers/<name>/mcp`, `/metrics`). */
+  handles(path: string): boolean;
   /** Serves one MCP request; `server` set means the passthrough route of that upstream. */
   handleMcp(req: IncomingMessage, res: ServerResponse, route?: { server?: string }): void;
   listen(options?: {
@@ -170,6 +116,12 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   const ownsSessions = options.sessions === undefined;
   const sessions = options.sessions ?? new Sessions({ idleMs: options.sessionIdleMs });
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const guard =
+    options.httpGuard ??
+    createHttpGuard({
+      allowedHosts,
+      allowedOrigins: options.allowedOrigins ?? (allowedHosts === '*' ? '*' : []),
+    });
   let closed = false;
 
   // list_changed goes to every open legacy GET stream and every modern subscription.
@@ -198,8 +150,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     pipeline,
     source: options.source,
     tokens,
-    allowedHosts,
-    allowedOrigins: options.allowedOrigins ?? (allowedHosts === '*' ? '*' : []),
+    guard,
     maxBodyBytes: options.maxBodyBytes ?? MAX_BODY,
     closed: () => closed,
   });
@@ -230,34 +181,38 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    const url = req.url ?? '/';
-    const path = url.includes('?') ? url.slice(0, url.indexOf('?')) : url;
-    if (path === '/mcp') return handleMcp(req, res);
-    const passthrough = /^\/servers\/([^/]+)\/mcp$/.exec(path);
-    if (passthrough) {
-      let server: string;
-      try {
-        server = decodePathSegment(passthrough[1]!);
-      } catch (error) {
-        sendHttpError(res, error);
-        return;
-      }
-      return handleMcp(req, res, { server });
+    const path = pathOf(req.url);
+    const route = routeOf(path);
+    if (route === undefined) {
+      sendJson(res, 404, { error: `Not found: ${path}` });
+      return;
     }
-    if (path === '/metrics' && req.method === 'GET') {
+    if (route === '/metrics') {
       void (async () => {
-        const text = await metricsText(authenticate(req, tokens));
+        guard.check(req);
+        const token = authenticate(req, tokens);
+        if (req.method !== 'GET') return sendJson(res, 404, { error: `Not found: ${path}` });
+        const text = await metricsText(token);
         res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
       })().catch((error: unknown) => sendHttpError(res, error));
       return;
     }
-    sendJson(res, 404, { error: `Not found: ${path}` });
+    if (route === '/mcp') return handleMcp(req, res);
+    let server: string;
+    try {
+      server = decodePathSegment(route.server);
+    } catch (error) {
+      sendHttpError(res, error);
+      return;
+    }
+    handleMcp(req, res, { server });
   }
 
   const listening = new Set<Server>();
 
   return {
     handle,
+    handles: (path) => routeOf(path) !== undefined,
     handleMcp,
     dispatch,
     pipeline,
@@ -311,4 +266,17 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       await pipeline.close();
     },
   };
+}
+
+/** The path of a request target, without its query. */
+function pathOf(target = '/'): string {
+  const query = target.indexOf('?');
+  return query === -1 ? target : target.slice(0, query);
+}
+
+/** The forwarder's routes: the aggregated endpoint, one upstream's passthrough, the metrics. */
+function routeOf(path: string): '/mcp' | '/metrics' | { server: string } | undefined {
+  if (path === '/mcp' || path === '/metrics') return path;
+  const passthrough = /^\/servers\/([^/]+)\/mcp$/.exec(path);
+  return passthrough ? { server: passthrough[1]! } : undefined;
 }

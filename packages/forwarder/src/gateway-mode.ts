@@ -9,7 +9,10 @@ import {
   type GatewayTarget,
 } from '@toolwire/schema';
 import type { AuthToken, ToolwireConfig } from '@toolwire/config';
-import { NATIVE, type CallContext, type CallPipeline, type ToolEntry } from './call-pipeline.js';
+import type { CallContext } from './call/call-context.js';
+import type { CallPipeline } from './call/call-pipeline.js';
+import { NATIVE, type ToolEntry } from './call/tool-index.js';
+import { structuredResult, errorResult } from './call/tool-results.js';
 import type { CallToolResult, ToolSource } from './tool-source.js';
 
 /** `tools/list` entries carry these under `_meta` (SPEC: the `toolwire/` prefix). */
@@ -116,14 +119,14 @@ export class GatewayMode {
       const tools = this.targets(server, context.token);
       if (request.action === 'list') {
         const state = this.source.servers().find((s) => s.name === server) ?? {};
-        return structured(gatewayListing(server, state, tools));
+        return structuredResult(gatewayListing(server, state, tools));
       }
       const target = findGatewayTarget(server, request, tools, (tool) => tool.exposed);
-      if (request.action === 'describe') return structured(gatewayDescription(target));
+      if (request.action === 'describe') return structuredResult(gatewayDescription(target));
       return await this.pipeline.call(target.exposed, request.arguments, context);
     } catch (error) {
       if (error instanceof ToolExecutionError) {
-        return { content: [{ type: 'text', text: error.toModelText() }], isError: true };
+        return errorResult(error.toModelText());
       }
       throw error;
     }
@@ -159,12 +162,5 @@ export function listedTool(entry: ToolEntry, name = entry.tool.name): ListedTool
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
     _meta: meta,
-  };
-}
-
-function structured(value: Record<string, unknown>): CallToolResult {
-  return {
-    content: [{ type: 'text', text: JSON.stringify(value) }],
-    structuredContent: value,
   };
 }

@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   HttpError,
   authenticate,
-  checkHost,
   readBody,
   readJson,
   respondWithProgress,
@@ -12,6 +11,7 @@ import {
   sendJson,
   sseMessage,
 } from './http-helpers.js';
+import { checkHost } from './http-guard.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
@@ -228,7 +228,7 @@ describe('authenticate', () => {
       }
       expect(caught).toBeInstanceOf(HttpError);
       const error = caught as HttpError;
-      expect([error.status, error.code, error.headers]).toEqual([
+      expect([error.status, error.rpcCode, error.headers]).toEqual([
         401,
         -32001,
         { 'www-authenticate': 'Bearer' },

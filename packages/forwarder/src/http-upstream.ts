@@ -1,23 +1,31 @@
 import { Pool } from 'undici';
+import { ToolwireError } from '@toolwire/schema';
 import { readSseEvents } from './sse.js';
 import { isRecord, JsonRpcFault, type JsonRpcId } from './json-rpc.js';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  LEGACY_PROTOCOLS,
+  MODERN_PROTOCOL,
+  NAME_PARAM,
+  PROTOCOL_META_KEY,
+} from './mcp-protocol.js';
 
-export const MODERN_PROTOCOL = '2026-07-28';
-const LEGACY_PROTOCOL = '2025-11-25';
-const PROTOCOL_META_KEY = 'io.modelcontextprotocol/protocolVersion';
-const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
+const LEGACY_PROTOCOL = LEGACY_PROTOCOLS[0];
 const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
 
 const CLIENT_INFO = { name: 'toolwire-forwarder', version: '0.1.0' };
 
 export type UpstreamFailureKind = 'connection' | 'timeout' | 'http' | 'protocol' | 'cancelled';
 
-/** The upstream could not be reached or answered outside the protocol (not a JSON-RPC error). */
-export class UpstreamError extends Error {
+/**
+ * The upstream could not be reached or answered outside the protocol (not a JSON-RPC error).
+ * `code` is `upstream_<kind>`.
+ */
+export class UpstreamError extends ToolwireError {
   readonly kind: UpstreamFailureKind;
   readonly upstream: string;
   constructor(upstream: string, kind: UpstreamFailureKind, message: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
+    super(`upstream_${kind}`, { message, cause });
     this.name = 'UpstreamError';
     this.kind = kind;
     this.upstream = upstream;
@@ -51,12 +59,6 @@ export interface HttpUpstreamOptions {
   /** Keep-alive connections in the pool. Default 64. */
   connections?: number;
 }
-
-const NAME_PARAM: Record<string, string> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-};
 
 /**
  * A lean MCP client for one streamable HTTP upstream: a keep-alive connection pool, JSON-RPC with

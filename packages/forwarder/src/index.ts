@@ -25,19 +25,21 @@ export type {
 export type { AuthToken } from '@toolwire/config';
 /** @deprecated The forwarder reads the whole `ToolwireConfig` of `@toolwire/config`. */
 export type { ToolwireConfig as ForwarderConfig } from '@toolwire/config';
+export type { CallPipeline, CallPipelineOptions } from './call/call-pipeline.js';
+export type { CallContext } from './call/call-context.js';
+export type { ToolEntry } from './call/tool-index.js';
 export type {
-  CallContext,
   CallerTools,
   CallerToolsProvider,
   CallerToolSource,
   ViewScope,
-} from './call-pipeline.js';
+} from './call/caller-scope.js';
 export type { BatchCall, BatchResult } from './batch.js';
-export { MemoryRateLimiter, RedisRateLimiter } from './rate-limiter.js';
+export { MemoryRateLimiter } from './rate-limiter.js';
 export type { RateLimiter } from './rate-limiter.js';
 export { CircuitBreaker } from './circuit-breaker.js';
 export type { BreakerState, CircuitBreakerOptions } from './circuit-breaker.js';
-export { ResultCache, canonicalJson } from './result-cache.js';
+export { ResultCache } from './result-cache.js';
 export type { ResultCacheStore } from './result-cache.js';
 export { MemoryBreakerStateStore } from './breaker-store.js';
 export type {
@@ -46,8 +48,6 @@ export type {
   BreakerSnapshot,
   BreakerListener,
 } from './breaker-store.js';
-export { RedisResultCache, RedisBreakerStateStore } from './redis-stores.js';
-export type { RedisStoreOptions } from './redis-stores.js';
 export {
   ArgumentRules,
   FILESYSTEM_PATH_ARGUMENTS,
@@ -57,30 +57,8 @@ export type { PathArgumentRule, ArgumentViolation } from './argument-rules.js';
 export { createJsonLinesAuditSink, isoTimeNow, lineBatcher, redactArguments } from './audit-log.js';
 export type { LineBatcher } from './audit-log.js';
 export type { AuditEntry, AuditSink } from './audit-log.js';
-export { HttpUpstream, UpstreamError } from './http-upstream.js';
-export type { HttpUpstreamOptions, UpstreamFailureKind } from './http-upstream.js';
-export {
-  HttpError,
-  LOOPBACK_HOSTS,
-  EVENT_STREAM_HEADERS,
-  authenticate,
-  checkHost,
-  checkJsonContentType,
-  checkMcpAccept,
-  decodePathSegment,
-  isJsonContentType,
-  readBody,
-  readJson,
-  respondWithProgress,
-  sendHttpError,
-  sendJson,
-  sseMessage,
-} from './http-helpers.js';
-export type {
-  AllowedOrigins,
-  ProgressNotification,
-  RespondWithProgressOptions,
-} from './http-helpers.js';
+export { UpstreamError } from './http-upstream.js';
+export type { UpstreamFailureKind } from './http-upstream.js';
 export { JsonRpcFault, invalidIdReason, toolErrorOf } from './json-rpc.js';
 export {
   PARSE_ERROR,

@@ -1,4 +1,4 @@
-import { ToolExecutionError, type ToolErrorCategory } from '@toolwire/schema';
+import { ToolExecutionError, ToolwireError, type ToolErrorCategory } from '@toolwire/schema';
 
 /** JSON-RPC 2.0 shapes and the error codes the forwarder answers with. */
 export type JsonRpcId = string | number;
@@ -38,20 +38,40 @@ export const UPSTREAM_UNAVAILABLE = -32050;
 export const UPSTREAM_TIMEOUT = -32051;
 export const RESOURCE_NOT_FOUND = -32002;
 
-/** A JSON-RPC error raised inside request handling; the dispatcher answers with it. */
-export class JsonRpcFault extends Error {
-  readonly code: number;
+/** The `code` (a `ToolwireError` code) of each JSON-RPC error code the forwarder answers with. */
+const FAULT_CODES: Record<number, string> = {
+  [PARSE_ERROR]: 'parse_error',
+  [INVALID_REQUEST]: 'invalid_request',
+  [METHOD_NOT_FOUND]: 'method_not_found',
+  [INVALID_PARAMS]: 'invalid_params',
+  [INTERNAL_ERROR]: 'internal_error',
+  [HEADER_MISMATCH]: 'header_mismatch',
+  [UNAUTHORIZED]: 'unauthorized',
+  [POLICY_REFUSED]: 'policy_refused',
+  [RATE_LIMITED]: 'rate_limited',
+  [UPSTREAM_UNAVAILABLE]: 'upstream_unavailable',
+  [UPSTREAM_TIMEOUT]: 'upstream_timeout',
+  [RESOURCE_NOT_FOUND]: 'resource_not_found',
+};
+
+/**
+ * A JSON-RPC error raised inside request handling; the dispatcher answers with it. `rpcCode` is
+ * the JSON-RPC code on the wire; `code` names it (`policy_refused`, `rate_limited`, …, else
+ * `jsonrpc_<number>`).
+ */
+export class JsonRpcFault extends ToolwireError {
+  readonly rpcCode: number;
   readonly data: unknown;
-  constructor(code: number, message: string, data?: unknown) {
-    super(message);
+  constructor(rpcCode: number, message: string, data?: unknown) {
+    super(FAULT_CODES[rpcCode] ?? `jsonrpc_${rpcCode}`, { message });
     this.name = 'JsonRpcFault';
-    this.code = code;
+    this.rpcCode = rpcCode;
     this.data = data;
   }
   toError(): JsonRpcError {
     return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+      ? { code: this.rpcCode, message: this.message }
+      : { code: this.rpcCode, message: this.message, data: this.data };
   }
 }
 
@@ -83,7 +103,7 @@ const FAULT_CATEGORY: Partial<Record<number, ToolErrorCategory>> = {
  */
 export function toolErrorOf(fault: JsonRpcFault): ToolExecutionError {
   return new ToolExecutionError({
-    category: FAULT_CATEGORY[fault.code] ?? 'unknown',
+    category: FAULT_CATEGORY[fault.rpcCode] ?? 'unknown',
     message: fault.message,
     ...(isRecord(fault.data) ? { details: fault.data } : {}),
     cause: fault,

@@ -1,6 +1,7 @@
 import type { AuthToken } from '@toolwire/config';
 import { errorMessage } from '@toolwire/schema';
-import type { CallContext, CallPipeline } from './call-pipeline.js';
+import type { CallContext } from './call/call-context.js';
+import type { CallPipeline } from './call/call-pipeline.js';
 import type { Catalog } from './catalog.js';
 import { listedTool, type GatewayMode } from './gateway-mode.js';
 import type { UpstreamMessage } from './http-upstream.js';
@@ -116,27 +117,27 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
       case 'tools/call': {
         if (typeof params.name !== 'string')
           throw new JsonRpcFault(INVALID_PARAMS, 'params.name: expected the tool name');
-        let name = params.name;
-        if (route !== undefined) {
-          const entry = [...pipeline.tools().values()].find(
-            (e) => e.server === route && e.tool.originalName === name,
-          );
-          if (!entry)
-            throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
-          name = entry.tool.name;
-        }
+        const name = params.name;
+        // The name resolves once: to a tool of the route, a tool of the aggregated listing, a
+        // gateway tool, or (code mode's `execute_code`) a tool made for this caller.
+        const entry =
+          route !== undefined ? pipeline.index.onRoute(route, name) : pipeline.tools().get(name);
+        if (!entry && route !== undefined)
+          throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
         const meta = withTraceHeaders(
           isRecord(params._meta) ? params._meta : undefined,
           context.trace,
         );
         const token = meta?.progressToken;
         const { name: _name, arguments: _args, _meta: _m, ...extraParams } = params;
-        const gatewayed = route === undefined ? gateway.serverOf(name) : undefined;
-        const call = (tool: string, args: unknown, callContext: CallContext) =>
-          gatewayed !== undefined
-            ? gateway.call(gatewayed, args, callContext)
-            : pipeline.call(tool, args, callContext);
-        return call(name, params.arguments, {
+        const gatewayed = entry === undefined ? gateway.serverOf(name) : undefined;
+        const call = (args: unknown, callContext: CallContext) =>
+          entry !== undefined
+            ? pipeline.run(entry, entry.tool.name, args, callContext)
+            : gatewayed !== undefined
+              ? gateway.call(gatewayed, args, callContext)
+              : pipeline.call(name, args, callContext);
+        return call(params.arguments, {
           token: context.token,
           signal: context.signal,
           meta,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CallPipeline } from './call-pipeline.js';
+import type { CallPipeline } from './call/call-pipeline.js';
 import type { AuthToken } from '@toolwire/config';
 import type { HttpUpstream } from './http-upstream.js';
 import { readBody } from './http-helpers.js';

@@ -1,8 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort, HAS_REDIS_SERVER, startRedisServer } from '../test/helpers/redis-server.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { MemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { RedisRateLimiter } from './redis/redis-rate-limiter.js';
 
 /**
  * The cases every rate-limit store must pass, with the same answers: limits keep their meaning
@@ -47,85 +47,63 @@ describe('MemoryRateLimiter', () => {
   rateLimiterCases(() => new MemoryRateLimiter());
 });
 
-const redisServer = spawnSync('which', ['redis-server']).status === 0;
+describe.skipIf(!HAS_REDIS_SERVER)(
+  'RedisRateLimiter (needs the redis-server Debian package)',
+  () => {
+    let redis: { url: string; stop(): void };
+    let url: string;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+    beforeAll(async () => {
+      redis = await startRedisServer();
+      url = redis.url;
     });
-  });
-}
 
-describe.skipIf(!redisServer)('RedisRateLimiter (needs the redis-server Debian package)', () => {
-  let redis: ChildProcess;
-  let url: string;
-
-  beforeAll(async () => {
-    const port = await freePort();
-    redis = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: 'ignore',
-      },
-    );
-    url = `redis://127.0.0.1:${port}`;
-    const { Redis } = await import('ioredis');
-    const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
-    probe.on('error', () => undefined);
-    for (let i = 0; i < 100 && probe.status !== 'ready'; i++) {
-      await probe.connect().catch(() => new Promise((r) => setTimeout(r, 50)));
-    }
-    await probe.quit();
-  });
-
-  afterAll(() => {
-    redis?.kill('SIGTERM');
-  });
-
-  describe('the rate-limit cases, on Redis', () => {
-    rateLimiterCases(async () => {
-      const limiter = new RedisRateLimiter(url, { prefix: `test:${randomUUID()}:` });
-      await limiter.ready();
-      return limiter;
+    afterAll(() => {
+      redis?.stop();
     });
-  });
 
-  it('falls back to in-memory limits while Redis is unreachable', async () => {
-    const port = await freePort();
-    const limiter = new RedisRateLimiter(`redis://127.0.0.1:${port}`);
-    try {
-      await expect(limiter.ready(500)).rejects.toThrow(/ECONNREFUSED|ready/);
-      expect(await limiter.consume('k', 1)).toBe(0);
-      expect(await limiter.consume('k', 1)).toBeGreaterThan(0);
-      expect(limiter.lastError).toBeDefined();
-    } finally {
-      await limiter.close();
-    }
-  });
+    describe('the rate-limit cases, on Redis', () => {
+      rateLimiterCases(async () => {
+        const limiter = new RedisRateLimiter(url, { prefix: `test:${randomUUID()}:` });
+        await limiter.ready();
+        return limiter;
+      });
+    });
 
-  it('shares one budget between two instances pointing at the same Redis', async () => {
-    const a = new RedisRateLimiter(url);
-    const b = new RedisRateLimiter(url);
-    await Promise.all([a.ready(), b.ready()]);
-    try {
-      expect(await a.consume('shared', 3)).toBe(0);
-      expect(await b.consume('shared', 3)).toBe(0);
-      expect(await a.consume('shared', 3)).toBe(0);
-      const wait = await b.consume('shared', 3);
-      expect(wait).toBeGreaterThan(0);
-      expect(wait).toBeLessThanOrEqual(60_000);
-      expect(await b.consume('unrelated', 3)).toBe(0);
-    } finally {
-      await a.close();
-      await b.close();
-    }
-  });
-});
+    it('falls back to in-memory limits while Redis is unreachable', async () => {
+      const port = await freePort();
+      const limiter = new RedisRateLimiter(`redis://127.0.0.1:${port}`);
+      try {
+        await expect(limiter.ready(500)).rejects.toThrow(/ECONNREFUSED|ready/);
+        expect(await limiter.consume('k', 1)).toBe(0);
+        expect(await limiter.consume('k', 1)).toBeGreaterThan(0);
+        expect(limiter.lastError).toBeDefined();
+      } finally {
+        await limiter.close();
+      }
+    });
 
-describe.skipIf(redisServer)('RedisRateLimiter', () => {
+    it('shares one budget between two instances pointing at the same Redis', async () => {
+      const a = new RedisRateLimiter(url);
+      const b = new RedisRateLimiter(url);
+      await Promise.all([a.ready(), b.ready()]);
+      try {
+        expect(await a.consume('shared', 3)).toBe(0);
+        expect(await b.consume('shared', 3)).toBe(0);
+        expect(await a.consume('shared', 3)).toBe(0);
+        const wait = await b.consume('shared', 3);
+        expect(wait).toBeGreaterThan(0);
+        expect(wait).toBeLessThanOrEqual(60_000);
+        expect(await b.consume('unrelated', 3)).toBe(0);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  },
+);
+
+describe.skipIf(HAS_REDIS_SERVER)('RedisRateLimiter', () => {
   it.skip('is skipped: redis-server is not installed (apt-get install redis-server)', () =>
     undefined);
 });

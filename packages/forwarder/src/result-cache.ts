@@ -1,21 +1,6 @@
 import { LRUCache } from 'lru-cache';
+import { canonicalJson } from '@toolwire/schema';
 import type { CallToolResult } from './tool-source.js';
-
-/** Canonical JSON: object keys sorted at every depth, so equal arguments give equal keys. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
-  let out = '{';
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (record[key] === undefined) continue;
-    if (out.length > 1) out += ',';
-    out += `${JSON.stringify(key)}:${canonicalJson(record[key])}`;
-  }
-  return `${out}}`;
-}
 
 interface Entry {
   server: string;

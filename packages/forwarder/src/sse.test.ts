@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpUpstream, MODERN_PROTOCOL } from './http-upstream.js';
+import { HttpUpstream } from './http-upstream.js';
+import { MODERN_PROTOCOL } from './mcp-protocol.js';
 import { formatSseEvent, parseSseText, readSseEvents } from './sse.js';
 
 const text = 'costs 5 € — ok 😀';

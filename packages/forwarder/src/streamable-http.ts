@@ -1,14 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthToken } from '@toolwire/config';
-import type { CallPipeline } from './call-pipeline.js';
+import type { CallPipeline } from './call/call-pipeline.js';
 import { classifyEra } from './classify-era.js';
+import type { HttpGuard } from './http-guard.js';
 import {
   HttpError,
   authenticate as authenticateBearer,
-  checkHost,
-  checkJsonContentType,
-  checkMcpAccept,
-  type AllowedOrigins,
   readBody,
   respondWithProgress,
   sendHttpError,
@@ -39,8 +36,8 @@ export interface StreamableHttpOptions {
   source: ToolSource;
   /** Bearer tokens by their secret. */
   tokens: ReadonlyMap<string, AuthToken>;
-  allowedHosts: readonly string[] | '*';
-  allowedOrigins: AllowedOrigins;
+  /** Host, Origin, fetch-metadata, Content-Type and Accept checks, once per request. */
+  guard: HttpGuard;
   maxBodyBytes: number;
   /** True once the forwarder is closing: requests are answered 503. */
   closed: () => boolean;
@@ -248,9 +245,7 @@ export function createStreamableHttp(
           code: INTERNAL_ERROR,
           message: 'The forwarder is shutting down',
         });
-      checkHost(req, options.allowedHosts, 'allowedHosts', options.allowedOrigins);
-      checkJsonContentType(req);
-      checkMcpAccept(req);
+      options.guard.check(req, { mcp: true });
       if (server !== undefined) {
         if (
           !options.source.servers().some((s) => s.name === server) &&

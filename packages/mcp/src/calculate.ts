@@ -1,12 +1,14 @@
+import { ToolwireError } from '@toolwire/schema';
+
 /**
  * A small arithmetic language, parsed and evaluated without `eval`: numbers (`1.5`, `2e3`, `0x1f`),
  * `+ - * / %`, `^` and `**` (power, right-associative), unary `+`/`-`, postfix `!`, parentheses,
  * constants (`pi`, `e`, `tau`) and functions (`sqrt(x)`, `max(a, b, …)`, …).
  */
-export class ExpressionError extends Error {
+export class ExpressionError extends ToolwireError {
   readonly position: number;
   constructor(message: string, position: number) {
-    super(`${message} at position ${position + 1}`);
+    super('invalid_expression', { message: `${message} at position ${position + 1}` });
     this.name = 'ExpressionError';
     this.position = position;
   }

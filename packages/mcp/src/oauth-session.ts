@@ -10,7 +10,7 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import { errorMessage } from '@toolwire/schema';
+import { ToolwireError, errorMessage } from '@toolwire/schema';
 import type { McpOAuthConfig } from '@toolwire/config';
 import type { AuthorizationHandler } from './oauth-handlers.js';
 import type { OAuthTokenStore } from './oauth-token-store.js';
@@ -194,9 +194,9 @@ export class OAuthSession implements OAuthClientProvider {
 }
 
 /** The user step of an OAuth flow failed (refused, wrong state, no code). */
-export class OAuthAuthorizationError extends Error {
-  constructor(message: string) {
-    super(message);
+export class OAuthAuthorizationError extends ToolwireError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('oauth_authorization_failed', { message, cause: options.cause });
     this.name = 'OAuthAuthorizationError';
   }
 }

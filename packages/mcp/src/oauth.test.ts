@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHeadlessAuthorizationHandler, type AuthorizationHandler } from './oauth-handlers.js';
 import { createLoopbackAuthorizationHandler } from './oauth-loopback-handler.js';
 import { MemoryOAuthTokenStore } from './oauth-token-store.js';
@@ -316,5 +316,7 @@ function freePort(): Promise<number> {
 }
 
 async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 5));
+  await vi
+    .waitFor(() => expect(condition()).toBe(true), { timeout: 2_000, interval: 5 })
+    .catch(() => undefined);
 }

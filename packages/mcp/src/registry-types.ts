@@ -9,7 +9,7 @@ import type {
   Tool as McpTool,
   Transport,
 } from '@modelcontextprotocol/client';
-import type { AnyTool, JsonSchema, ToolAnnotations } from '@toolwire/schema';
+import type { AnyTool, JsonSchema, ToolAnnotations, ToolSourceCallOptions } from '@toolwire/schema';
 import type { McpServerConfig, ToolwireConfig, TransportKind } from '@toolwire/config';
 import type { Logger } from './logger.js';
 import type { AuthorizationHandler } from './oauth-handlers.js';
@@ -82,14 +82,12 @@ export interface ServerInfo {
   rejectedTools?: Array<{ name: string; reason: string }>;
 }
 
-export interface CallToolOptions {
-  signal?: AbortSignal;
-  /** Per-call timeout; reset whenever the server reports progress. */
-  timeoutMs?: number;
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** `_meta` sent with the call (e.g. a `traceparent`). */
-  meta?: Record<string, unknown>;
-}
+/**
+ * `timeoutMs` is reset whenever the server reports progress; `meta` is sent as the call's `_meta`
+ * (e.g. a `traceparent`); with `argumentsValidated` (a gateway's pipeline checked them) the
+ * registry does not check the arguments again.
+ */
+export type CallToolOptions = ToolSourceCallOptions;
 
 export interface CreateRegistryOptions {
   config: ToolwireConfig | { mcpServers?: Record<string, McpServerConfig> };

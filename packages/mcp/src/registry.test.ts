@@ -14,7 +14,7 @@ import {
   executeToolCalls,
   toolResultFromMcp,
 } from '@toolwire/schema';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServerUnavailableError } from './errors.js';
 import { createRegistry, type CreateRegistryOptions } from './node-registry.js';
 import type { Registry } from './registry-types.js';
@@ -57,11 +57,12 @@ function readEvents(path: string): FixtureEvent[] {
 }
 
 async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await vi.waitFor(
+    () => {
+      if (!check()) throw new Error(`timed out waiting for ${what}`);
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 }
 
 function alive(pid: number): boolean {
@@ -178,14 +179,16 @@ describe('createRegistry', () => {
         },
       },
     });
-    await registry.start();
-    // Backoff is 50-200 ms here and each retry spawns a process: sample across several retries.
+    // Every status it passes through, as the registry announces it, across several retries.
+    const crashing = () => registry.servers().find((s) => s.name === 'crashing')!;
     const seen = new Set<string>();
-    for (let i = 0; i < 60; i++) {
-      const server = registry.servers().find((s) => s.name === 'crashing')!;
-      seen.add(`${server.status}: ${server.reason ?? ''}`);
-      await new Promise((resolve) => setTimeout(resolve, 15));
-    }
+    registry.onToolsChanged(({ server }) => {
+      if (server !== 'crashing') return;
+      seen.add(`${crashing().status}: ${crashing().reason ?? ''}`);
+    });
+    await registry.start();
+    seen.add(`${crashing().status}: ${crashing().reason ?? ''}`);
+    await waitFor(() => crashing().restarts >= 3, 'three retries');
     expect([...seen].every((line) => line.startsWith('down: '))).toBe(true);
     expect([...seen].some((line) => line.includes('fatal: cannot open database'))).toBe(true);
   });
@@ -645,11 +648,12 @@ describe('createRegistry', () => {
     const registry = registryWith({
       config: {
         mcpServers: {
-          slow: fixtureStdioConfig({ startupDelayMs: 10_000 }),
+          // Its own limit: the other server keeps the registry's (15 s), which a loaded machine
+          // needs to start a process and list its tools.
+          slow: { ...fixtureStdioConfig({ startupDelayMs: 10_000 }), connectTimeoutMs: 1500 },
           fast: fixtureStdioConfig(),
         },
       },
-      connectTimeoutMs: 1500,
       backoff: { initialMs: 60_000, maxMs: 60_000 },
     });
     await registry.start();

@@ -3,16 +3,12 @@ import {
   CancelledError,
   NoSuchToolError,
   ToolwireError,
-  TimeoutError,
   errorMessage,
-  failureText,
-  toolOutputToMcp,
+  isPlainObject,
   toolResultFromMcp,
   matchesGlob,
   parseToolArguments,
   toolContent,
-  toolFailureFromError,
-  validateAgainstSchema,
   type AnyTool,
   type JsonSchema,
   type ToolAnnotations,
@@ -24,6 +20,8 @@ import {
   type ToolwireConfig,
 } from '@toolwire/config';
 import { ServerUnavailableError } from './errors.js';
+import { checkStructuredContent } from './check-structured-content.js';
+import { runNativeTool } from './run-native-tool.js';
 import { createGatewayTools } from './gateway-tools.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { createNativeTools } from './native-tools.js';
@@ -40,7 +38,7 @@ import type {
   ToolSearchHit,
   ToolStatus,
 } from './registry-types.js';
-import { ServerConnection } from './server-connection.js';
+import { ServerConnection } from './connection/server-connection.js';
 import { searchTools } from './search-tools.js';
 
 interface Entry {
@@ -250,16 +248,32 @@ class McpRegistry implements Registry {
         availableTools: this.ordered.map((e) => e.tool.name),
       });
     }
+    const input = this.checkedArguments(entry, name, args, options);
+    if (options.signal?.aborted)
+      throw new CancelledError({ message: `Call of "${name}" was cancelled before it started` });
+    if (entry.native)
+      return runNativeTool(entry.native, name, input, {
+        ...options,
+        timeoutMs: options.timeoutMs ?? this.config.policy?.timeoutMs ?? 60_000,
+      });
+    const result = await entry.connection!.call(entry.tool.originalName, input, options);
+    return checkStructuredContent(result, entry.tool);
+  }
+
+  /** The arguments as the tool gets them; checked here unless the caller already did. */
+  private checkedArguments(
+    entry: Entry,
+    name: string,
+    args: unknown,
+    options: CallToolOptions,
+  ): Record<string, unknown> {
+    if (options.argumentsValidated && isPlainObject(args)) return args;
     const parsed = parseToolArguments(entry.tool.inputSchema, args, {
       toolName: name,
       nullMeansAbsent: this.nullMeansAbsent,
     });
     if (!parsed.success) throw parsed.error;
-    if (options.signal?.aborted)
-      throw new CancelledError({ message: `Call of "${name}" was cancelled before it started` });
-    if (entry.native) return this.callNative(entry.native, name, parsed.value, options);
-    const result = await entry.connection!.call(entry.tool.originalName, parsed.value, options);
-    return normaliseResult(result, entry.tool);
+    return parsed.value;
   }
 
   /**
@@ -279,57 +293,6 @@ class McpRegistry implements Registry {
       };
     }
     return undefined;
-  }
-
-  private async callNative(
-    tool: AnyTool,
-    name: string,
-    args: Record<string, unknown>,
-    options: CallToolOptions,
-  ): Promise<CallToolResult> {
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    const timeoutMs = options.timeoutMs ?? this.config.policy?.timeoutMs ?? 60_000;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const running = Promise.resolve(
-        tool.execute!(args, {
-          toolCallId: `native_${name}`,
-          signal: controller.signal,
-          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        }),
-      );
-      const interrupted = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          controller.abort();
-          reject(
-            new TimeoutError({
-              timeoutMs,
-              message: `Tool "${name}" did not finish within ${timeoutMs} ms`,
-            }),
-          );
-        }, timeoutMs);
-        controller.signal.addEventListener(
-          'abort',
-          () => reject(new CancelledError({ message: `Call of "${name}" was cancelled` })),
-          { once: true },
-        );
-      });
-      const output: unknown = await Promise.race([running, interrupted]);
-      return toolOutputToMcp(output);
-    } catch (error) {
-      if (TimeoutError.isInstance(error) || CancelledError.isInstance(error)) throw error;
-      const failure = toolFailureFromError(error);
-      return {
-        content: [{ type: 'text', text: failureText(failure) }],
-        isError: true,
-        _meta: { 'toolwire/category': failure.category },
-      };
-    } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-    }
   }
 
   asTools(options: { mode?: 'tools' | 'gateway' } = {}): AnyTool[] {
@@ -493,37 +456,4 @@ function included(name: string, config: McpServerConfig): boolean {
   if (config.include && !matchesGlob(config.include, name)) return false;
   if (config.exclude && matchesGlob(config.exclude, name)) return false;
   return true;
-}
-
-/** Checks structured content against the tool's output schema; a mismatch becomes an error result. */
-function normaliseResult(result: CallToolResult, tool: RegistryTool): CallToolResult {
-  const content = Array.isArray(result.content) ? result.content : [];
-  const normalised: CallToolResult = { ...result, content };
-  if (result.isError === true || !tool.outputSchema) return normalised;
-  if (result.structuredContent === undefined) {
-    return {
-      content: [
-        {
-          type: 'text',
-          text: `Tool "${tool.name}" declares an output schema but returned no structured content`,
-        },
-        ...content,
-      ],
-      isError: true,
-    };
-  }
-  const checked = validateAgainstSchema(tool.outputSchema, result.structuredContent);
-  if (!checked.success) {
-    return {
-      content: [
-        {
-          type: 'text',
-          text: `Tool "${tool.name}" returned structured content that does not match its output schema: ${checked.issues.map((i) => `${i.pointer || '/'}: ${i.message}`).join('; ')}`,
-        },
-        ...content,
-      ],
-      isError: true,
-    };
-  }
-  return normalised;
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defaultChildEnvironment, ProcessTransport } from './stdio-transport.js';
 
 const saved = { ...process.env };
@@ -38,8 +38,7 @@ describe('ProcessTransport', () => {
     transport.onmessage = (message) => messages.push(message);
     await transport.start();
     try {
-      for (let i = 0; i < 200 && messages.length === 0; i++)
-        await new Promise((r) => setTimeout(r, 25));
+      await vi.waitFor(() => expect(messages.length).toBeGreaterThan(0), { timeout: 5_000 });
       expect(errors.some((e) => /without a newline/.test(e))).toBe(true);
       expect(messages).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
     } finally {

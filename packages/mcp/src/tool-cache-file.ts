@@ -1,9 +1,8 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { PriorDiscovery, Tool as McpTool } from '@modelcontextprotocol/client';
-import { isPlainObject } from '@toolwire/schema';
+import { canonicalJson, isPlainObject } from '@toolwire/schema';
 import type { McpServerConfig } from '@toolwire/config';
-import { canonicalJson } from './server-connection.js';
 
 export interface CachedServer {
   /** Identifies the server's launch settings; a changed config invalidates the entry. */

@@ -1,4 +1,5 @@
 export { ToolwireError, errorMessage } from './toolwire-error.js';
+export { canonicalJson } from './canonical-json.js';
 export type { ToolwireErrorOptions } from './toolwire-error.js';
 export { toolErrorCategories, isToolErrorCategory } from './tool-error-category.js';
 export type { ToolErrorCategory } from './tool-error-category.js';

@@ -24,6 +24,11 @@ export interface ToolSourceCallOptions {
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** MCP `_meta` to send with the call. */
   meta?: Record<string, unknown>;
+  /**
+   * The caller has validated `args` against the tool's input schema (a gateway's call pipeline):
+   * a source that validates too may skip its own check.
+   */
+  argumentsValidated?: boolean;
 }
 
 /**

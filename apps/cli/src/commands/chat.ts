@@ -53,15 +53,19 @@ export async function chatCommand(
   json: boolean,
 ): Promise<void> {
   if (flags.once !== undefined && flags.once.trim() === '') {
-    throw new UsageError('--once needs a prompt, e.g. --once "What time is it in UTC?"');
+    throw new UsageError({
+      message: '--once needs a prompt, e.g. --once "What time is it in UTC?"',
+    });
   }
   if (flags.once === undefined && json) {
-    throw new UsageError(
-      '--json needs --once "PROMPT" (the interactive chat has no machine-readable form)',
-    );
+    throw new UsageError({
+      message: '--json needs --once "PROMPT" (the interactive chat has no machine-readable form)',
+    });
   }
   if (flags.once === undefined && ctx.stdin.isTTY !== true) {
-    throw new UsageError('the interactive chat needs a terminal; in scripts use --once "PROMPT"');
+    throw new UsageError({
+      message: 'the interactive chat needs a terminal; in scripts use --once "PROMPT"',
+    });
   }
   // Before any server starts: a missing provider is reported at once.
   const provider = await resolveProvider(flags, config, ctx.env);

@@ -70,9 +70,9 @@ export async function readScript(ctx: CliContext, file: string): Promise<string>
     return readFileSync(resolve(ctx.cwd, file), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`,
-    );
+    throw new UsageError({
+      message: `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`,
+    });
   }
 }
 

@@ -112,10 +112,12 @@ export function parseArgsFlag(text: string | undefined): Record<string, unknown>
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
+    throw new UsageError({ message: `--args is not valid JSON: ${(error as Error).message}` });
   }
   if (!isPlainObject(value)) {
-    throw new UsageError(`--args must be a JSON object, e.g. --args '{"key":"value"}'`);
+    throw new UsageError({
+      message: `--args must be a JSON object, e.g. --args '{"key":"value"}'`,
+    });
   }
   return value;
 }

@@ -43,6 +43,8 @@ export interface FixtureOptions {
   startupDelayMs?: number;
   /** stdio: write this to stderr and exit with code 3 at once. */
   crashOnStart?: string;
+  /** The `crash` tool writes this to stderr before it exits (default: a line without secrets). */
+  crashStderr?: string;
   /** stdio: exit with code 4 this long after start. */
   exitAfterMs?: number;
   /** Append one JSON line per call and per cancellation here (stdio runs in its own process). */
@@ -357,7 +359,7 @@ export function createFixtureServer(
         return { content: [{ type: 'text', text: `waited ${String(args.ms)} ms` }] };
       }
       case 'crash':
-        process.stderr.write('fixture: crashing on purpose\n');
+        process.stderr.write(`${state.options.crashStderr ?? 'fixture: crashing on purpose'}\n`);
         process.exit(7);
         break;
       case 'fail':

@@ -1,32 +1,22 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BreakerSnapshot } from './breaker-store.js';
-import { createForwarder } from './forwarder.js';
-import { UpstreamError } from './http-upstream.js';
+import { freePort, HAS_REDIS_SERVER, startRedisServer } from '../../test/helpers/redis-server.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { BreakerSnapshot } from '../breaker-store.js';
+import { createForwarder } from '../forwarder.js';
+import { UpstreamError } from '../http-upstream.js';
 import { RedisBreakerStateStore, RedisResultCache } from './redis-stores.js';
-import { ResultCache } from './result-cache.js';
-import type { CallToolResult, ToolSource } from './tool-source.js';
-
-const redisServer = spawnSync('which', ['redis-server']).status === 0;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { ResultCache } from '../result-cache.js';
+import type { CallToolResult, ToolSource } from '../tool-source.js';
 
 /** Polls `probe` until it gives a value (the stores write to Redis without waiting). */
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error(`timed out waiting for ${what}`);
+      return value;
+    },
+    { timeout: 4_000, interval: 10 },
+  );
 }
 
 /** One 2026-07-28 tools/call over HTTP, as a client behind a load balancer sends it. */
@@ -60,20 +50,7 @@ async function callOver(url: string, name: string, args: unknown): Promise<unkno
 }
 
 /** A redis-server of its own on `port`, answering once it accepts commands. */
-async function startRedisOn(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await eventually(
-    async () => (output.includes('Ready to accept connections') ? true : undefined),
-    'redis-server to start',
-  );
-  return child;
-}
+const startRedisChild = async (port: number) => (await startRedisServer(port)).child;
 
 const result = (text: string): CallToolResult => ({ content: [{ type: 'text', text }] });
 
@@ -111,29 +88,17 @@ function stubSource(): ToolSource & { calls: number; failing: boolean } {
   return source;
 }
 
-describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian package)', () => {
-  let redis: ChildProcess;
+describe.skipIf(!HAS_REDIS_SERVER)('Redis stores (needs the redis-server Debian package)', () => {
+  let redis: { url: string; stop(): void };
   let url: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    redis = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
-    url = `redis://127.0.0.1:${port}`;
-    const { Redis } = await import('ioredis');
-    const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
-    probe.on('error', () => undefined);
-    for (let i = 0; i < 100 && probe.status !== 'ready'; i++) {
-      await probe.connect().catch(() => new Promise((r) => setTimeout(r, 50)));
-    }
-    await probe.quit();
+    redis = await startRedisServer();
+    url = redis.url;
   });
 
   afterAll(() => {
-    redis?.kill('SIGTERM');
+    redis?.stop();
   });
 
   describe('RedisResultCache', () => {
@@ -222,7 +187,7 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
 
     it('serves no copy made before Redis went away, and caches again once every instance can be back', async () => {
       const port = await freePort();
-      let own = await startRedisOn(port);
+      let own = await startRedisChild(port);
       const options = { ttlMs: 60_000, maxEntries: 10, rejoinMs: 1000 };
       const a = new RedisResultCache(`redis://127.0.0.1:${port}`, options);
       const b = new RedisResultCache(`redis://127.0.0.1:${port}`, options);
@@ -243,7 +208,7 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
         b.set(key, 'fx', result('during'));
         expect(b.get(key, 'fx')).toBeUndefined();
 
-        own = await startRedisOn(port);
+        own = await startRedisChild(port);
         await Promise.all([a.ready(), b.ready()]);
         // Back, but not caching yet: another instance may not be back with its invalidations.
         b.set(key, 'fx', result('too early'));
@@ -359,10 +324,11 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
       const a = createForwarder({ ...options, source: sourceA, retry: false });
       const b = createForwarder({ ...options, source: sourceB, retry: false });
       try {
+        // The Redis stores load on first need (the root entry loads no Redis client).
+        await Promise.all([a.ready(), b.ready()]);
         const cacheA = a.pipeline.cache as RedisResultCache;
         const cacheB = b.pipeline.cache as RedisResultCache;
         expect(cacheA).toBeInstanceOf(RedisResultCache);
-        await Promise.all([a.ready(), b.ready()]);
 
         expect(await a.callTool('fx__read', { n: 1 })).toEqual(result('read {"n":1}'));
         expect(sourceA.calls).toBe(1);
@@ -403,7 +369,7 @@ describe.skipIf(!redisServer)('Redis stores (needs the redis-server Debian packa
   });
 });
 
-describe.skipIf(redisServer)('Redis stores', () => {
+describe.skipIf(HAS_REDIS_SERVER)('Redis stores', () => {
   it.skip('are skipped: redis-server is not installed (apt-get install redis-server)', () =>
     undefined);
 });

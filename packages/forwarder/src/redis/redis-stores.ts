@@ -5,9 +5,9 @@ import type {
   BreakerSnapshot,
   BreakerStateMember,
   BreakerStateStore,
-} from './breaker-store.js';
-import { ResultCache, type ResultCacheStore } from './result-cache.js';
-import type { CallToolResult } from './tool-source.js';
+} from '../breaker-store.js';
+import { ResultCache, type ResultCacheStore } from '../result-cache.js';
+import type { CallToolResult } from '../tool-source.js';
 
 export interface RedisStoreOptions {
   /** Key and channel prefix (default `toolwire:`). */

@@ -5,7 +5,8 @@ import {
   type AnyTool,
   type ToolExecutionContext,
 } from '@toolwire/schema';
-import type { CallToolResult } from './tool-source.js';
+import { errorResult } from './tool-results.js';
+import type { CallToolResult } from '../tool-source.js';
 
 /** Runs a `@toolwire/schema` tool in process and answers with an MCP `CallToolResult`. */
 export async function runNativeTool(
@@ -14,10 +15,7 @@ export async function runNativeTool(
   context: ToolExecutionContext,
 ): Promise<CallToolResult> {
   if (!tool.execute) {
-    return {
-      content: [{ type: 'text', text: `Tool "${tool.name}" has no implementation` }],
-      isError: true,
-    };
+    return errorResult(`Tool "${tool.name}" has no implementation`);
   }
   const output: unknown = await tool.execute(args as Record<string, unknown>, context);
   const result: CallToolResult = toolOutputToMcp(output);

@@ -1,0 +1,384 @@
+// The dashboard's script, served as /dashboard.js (built from this file) under `script-src 'self'`.
+// The page holds no data itself: everything comes from `/api/*` with the bearer token the user
+// enters. Every element is built with the DOM (text as text), never from HTML strings.
+import { UNAUTHORIZED, apiJson, session } from './api.js';
+import type { CallEntry, Overview, ToolView } from './api-types.js';
+import { callTool, cancelCall } from './call-panel.js';
+import { $, h, type Child } from './dom.js';
+import { duration, outcomeLabel } from './format.js';
+import { setUpPlayground } from './playground.js';
+import { addItem, argumentField, isObjectArray } from './tool-form.js';
+
+let tools: ToolView[] = [];
+let selected: string | null = null;
+let lastSeq = 0;
+let signedIn = false;
+let authRequired = false;
+
+function needToken(): void {
+  const refused = signedIn || session.token !== '';
+  signedIn = false;
+  authRequired = true;
+  $('auth').style.display = 'flex';
+  $('signed-in').style.display = 'none';
+  $('gw-meta').textContent = 'this gateway needs a bearer token';
+  $('auth-error').textContent = session.token
+    ? 'That token was refused: check auth.tokens in the gateway config.'
+    : '';
+  if (refused) clearData();
+}
+
+function clearData(): void {
+  tools = [];
+  selected = null;
+  lastSeq = 0;
+  $('calls').replaceChildren();
+  $('servers').replaceChildren();
+  $('metrics').replaceChildren();
+  renderTools();
+  renderDetail();
+  renderEmpty();
+}
+
+$('auth').addEventListener('submit', (event) => {
+  event.preventDefault();
+  session.token = $<HTMLInputElement>('token').value.trim();
+  if (!session.token) {
+    $('auth-error').textContent = 'Enter a token first.';
+    return;
+  }
+  sessionStorage.setItem('toolwire-token', session.token);
+  $('auth-error').textContent = 'checking…';
+  lastSeq = 0;
+  $('calls').replaceChildren();
+  void refresh();
+});
+
+$('sign-out').addEventListener('click', () => {
+  session.token = '';
+  sessionStorage.removeItem('toolwire-token');
+  $<HTMLInputElement>('token').value = '';
+  signedIn = false;
+  clearData();
+  needToken();
+  $('auth-error').textContent = 'Signed out.';
+});
+
+function renderConnect(): void {
+  const url = `${location.origin}/mcp`;
+  $('mcp-url').textContent = url;
+  const auth = authRequired ? 'Bearer <your token>' : null;
+  const claude = {
+    mcpServers: {
+      toolwire: {
+        command: 'npx',
+        args: ['-y', 'mcp-remote', url, ...(auth ? ['--header', `Authorization:${auth}`] : [])],
+      },
+    },
+  };
+  const cursor = {
+    mcpServers: { toolwire: { url, ...(auth ? { headers: { Authorization: auth } } : {}) } },
+  };
+  $('snippet-claude').textContent = JSON.stringify(claude, null, 2);
+  $('snippet-cursor').textContent = JSON.stringify(cursor, null, 2);
+}
+
+$('copy-url').addEventListener('click', () => {
+  const url = $('mcp-url').textContent ?? '';
+  navigator.clipboard.writeText(url).then(
+    () => {
+      $('copy-status').textContent = 'Copied';
+    },
+    () => {
+      // No clipboard (plain http on a non-local host): select the text for Ctrl-C instead.
+      const range = document.createRange();
+      range.selectNodeContents($('mcp-url'));
+      const selection = getSelection();
+      selection?.removeAllRanges();
+      selection?.addRange(range);
+      $('copy-status').textContent = 'Selected: press Ctrl-C to copy';
+    },
+  );
+});
+
+function renderOverview(overview: Overview): void {
+  const { gateway, metrics: m } = overview;
+  signedIn = true;
+  authRequired = gateway.auth;
+  $('auth').style.display = 'none';
+  $('auth-error').textContent = '';
+  $('signed-in').style.display = gateway.auth ? 'flex' : 'none';
+  $('gw-meta').textContent =
+    `v${gateway.version} · up ${duration(gateway.uptimeSeconds * 1000)}` +
+    (gateway.client ? ` · client ${gateway.client}` : '') +
+    (gateway.redis ? ' · redis' : '') +
+    (gateway.chatModel ? ` · chat model ${gateway.chatModel}` : '');
+  renderConnect();
+  const cards: Array<[string, Child]> = [
+    ['Calls', m.calls],
+    [outcomeLabel('ok'), m.ok],
+    [outcomeLabel('cached'), m.cached],
+    [outcomeLabel('tool_error'), m.toolErrors],
+    [outcomeLabel('error'), m.errors],
+    [outcomeLabel('refused'), m.refused],
+    ['p50', m.calls ? duration(m.p50) : '–'],
+    ['p95', m.calls ? duration(m.p95) : '–'],
+    ['Tools', overview.tools.length],
+    ['Upstreams', overview.servers.length],
+  ];
+  $('metrics').replaceChildren(
+    ...cards.map(([label, value]) =>
+      h('div', { class: 'card' }, h('b', {}, value), h('span', {}, label)),
+    ),
+  );
+  const rows = overview.servers.map((s) =>
+    h(
+      'tr',
+      {},
+      h('td', {}, s.name),
+      h('td', {}, h('span', { class: `dot s-${s.status}` }), s.status),
+      h('td', {}, s.tools),
+      h(
+        'td',
+        {},
+        s.transport,
+        s.protocolVersion ? ` · ${s.protocolVersion}` : '',
+        s.protocolKnown === false
+          ? h(
+              'span',
+              { class: 'warn', title: 'a protocol revision this gateway does not know' },
+              ' ⚠ unknown revision',
+            )
+          : null,
+      ),
+      h('td', {}, s.restarts),
+      h('td', { class: 'muted' }, s.reason ?? ''),
+    ),
+  );
+  $('servers').replaceChildren(
+    ...(rows.length > 0
+      ? rows
+      : [
+          h(
+            'tr',
+            {},
+            h(
+              'td',
+              { colspan: '6', class: 'muted' },
+              'No MCP servers configured (native tools only).',
+            ),
+          ),
+        ]),
+  );
+  const names = JSON.stringify(tools.map((t) => t.name + t.status));
+  tools = overview.tools;
+  if (names !== JSON.stringify(tools.map((t) => t.name + t.status))) renderTools();
+}
+
+function renderTools(): void {
+  const query = $<HTMLInputElement>('filter').value.toLowerCase();
+  const shown = tools.filter(
+    (t) =>
+      !query || t.name.toLowerCase().includes(query) || t.description.toLowerCase().includes(query),
+  );
+  $('tool-count').textContent = tools.length ? `(${tools.length})` : '';
+  const active = document.activeElement;
+  const focused = active instanceof HTMLElement ? active.dataset.tool : undefined;
+  $('tool-list').replaceChildren(
+    ...shown.map((t) =>
+      h(
+        'li',
+        {
+          role: 'option',
+          tabindex: '0',
+          'aria-selected': String(selected === t.name),
+          class: selected === t.name ? 'sel' : '',
+          data: { tool: t.name },
+        },
+        h('span', {}, h('span', { class: `dot s-${t.status}` }), t.name),
+        h('small', {}, t.source),
+      ),
+    ),
+  );
+  if (focused) {
+    const again = $('tool-list').querySelector<HTMLElement>(
+      `li[data-tool="${CSS.escape(focused)}"]`,
+    );
+    again?.focus();
+  }
+}
+
+function selectTool(name: string): void {
+  selected = name;
+  renderTools();
+  renderDetail();
+}
+
+$('filter').addEventListener('input', renderTools);
+$('tool-list').addEventListener('click', (event) => {
+  const li = (event.target as Element).closest<HTMLElement>('li[data-tool]');
+  if (li?.dataset.tool) selectTool(li.dataset.tool);
+});
+// Keyboard: arrows move through the list, Enter or Space picks the tool (and moves to its form).
+$('tool-list').addEventListener('keydown', (event) => {
+  const li = (event.target as Element).closest<HTMLElement>('li[data-tool]');
+  if (!li) return;
+  if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+    event.preventDefault();
+    const next = event.key === 'ArrowDown' ? li.nextElementSibling : li.previousElementSibling;
+    if (next instanceof HTMLElement) next.focus();
+  } else if (event.key === 'Enter' || event.key === ' ') {
+    event.preventDefault();
+    if (li.dataset.tool) selectTool(li.dataset.tool);
+    $('tool-detail').querySelector<HTMLElement>('input, select, textarea, button')?.focus();
+  }
+});
+$('filter').addEventListener('keydown', (event) => {
+  if (event.key !== 'ArrowDown') return;
+  const first = $('tool-list').querySelector('li');
+  if (first) {
+    event.preventDefault();
+    first.focus();
+  }
+});
+
+function renderDetail(): void {
+  const tool = tools.find((t) => t.name === selected);
+  if (!tool) {
+    $('tool-detail').replaceChildren(
+      h(
+        'span',
+        { class: 'muted' },
+        'Pick a tool on the left (or focus the list and use the arrow keys and Enter).',
+      ),
+    );
+    return;
+  }
+  const properties = tool.inputSchema.properties ?? {};
+  const required = tool.inputSchema.required ?? [];
+  const form = h(
+    'form',
+    { id: 'call-form' },
+    ...Object.entries(properties).flatMap(([name, schema]) =>
+      argumentField(name, schema, required.includes(name)),
+    ),
+    h(
+      'div',
+      { class: 'row wrap' },
+      h('button', { type: 'submit', data: { testid: 'call-button' } }, `Call ${tool.name}`),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          id: 'cancel-call',
+          hidden: true,
+          data: { testid: 'cancel-call' },
+        },
+        'Cancel',
+      ),
+      h('progress', { id: 'call-progress', hidden: true, data: { testid: 'call-progress' } }),
+      h('span', {
+        class: 'muted',
+        id: 'call-status',
+        role: 'status',
+        data: { testid: 'call-status' },
+      }),
+    ),
+  );
+  $('tool-detail').replaceChildren(
+    h(
+      'div',
+      {},
+      h('b', {}, tool.name),
+      ' ',
+      h(
+        'span',
+        { class: 'muted' },
+        `from ${tool.source}`,
+        tool.originalName !== tool.name ? ` as ${tool.originalName}` : '',
+      ),
+    ),
+    h('p', {}, tool.description),
+    form,
+    h('div', { class: 'result', id: 'call-result', data: { testid: 'call-result' } }),
+    h(
+      'details',
+      {},
+      h('summary', { class: 'muted' }, 'Input schema'),
+      h('pre', { data: { testid: 'tool-schema' } }, JSON.stringify(tool.inputSchema, null, 2)),
+    ),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void callTool(tool, () => void refresh());
+  });
+  form.addEventListener('click', (event) => {
+    const target = event.target as Element;
+    const add = target.closest<HTMLElement>('.add-item');
+    if (add?.dataset.for) addItem(tool, add.dataset.for);
+    target.closest('.remove-item')?.closest('fieldset')?.remove();
+  });
+  $('cancel-call').addEventListener('click', cancelCall);
+  for (const [name, schema] of Object.entries(properties))
+    if (isObjectArray(schema) && required.includes(name)) addItem(tool, name);
+}
+
+function renderEmpty(): void {
+  $('calls-empty').hidden = $('calls').children.length > 0;
+}
+
+async function pollCalls(): Promise<void> {
+  if (!signedIn) return;
+  try {
+    const { calls } = await apiJson<{ calls: CallEntry[] }>(`/api/calls?after=${lastSeq}`);
+    for (const call of calls) {
+      // Two polls can overlap (the timer and refresh()): each call is shown once.
+      if (call.seq <= lastSeq) continue;
+      lastSeq = call.seq;
+      $('calls').prepend(
+        h(
+          'tr',
+          {},
+          h('td', {}, new Date(call.time).toLocaleTimeString()),
+          h('td', {}, call.tool),
+          h('td', {}, call.client),
+          h('td', {}, call.upstream),
+          h('td', {}, duration(call.durationMs)),
+          h(
+            'td',
+            {
+              class: `o-${call.outcome}`,
+              title: call.error ?? '',
+              data: { outcome: call.outcome },
+            },
+            outcomeLabel(call.outcome),
+          ),
+        ),
+      );
+    }
+    const rows = $('calls');
+    while (rows.children.length > 200) rows.lastElementChild?.remove();
+    renderEmpty();
+  } catch {
+    // The next poll tries again; a refused token already showed the sign-in form.
+  }
+}
+
+async function refresh(): Promise<void> {
+  try {
+    renderOverview(await apiJson<Overview>('/api/overview'));
+    await pollCalls();
+  } catch (error) {
+    if ((error as Error).message !== UNAUTHORIZED)
+      $('gw-meta').textContent = `gateway unreachable: ${(error as Error).message}`;
+  }
+}
+
+session.onUnauthorized = needToken;
+setUpPlayground(() => void refresh());
+renderConnect();
+renderEmpty();
+void refresh();
+setInterval(() => void refresh(), 2000);
+setInterval(() => void pollCalls(), 1000);

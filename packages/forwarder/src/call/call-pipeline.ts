@@ -1,0 +1,386 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { AnyTool } from '@toolwire/schema';
+import type { AuthToken, ToolwireConfig } from '@toolwire/config';
+import { ArgumentRules, filesystemDirectories, type PathArgumentRule } from '../argument-rules.js';
+import type { AuditEntry, AuditSink } from '../audit-log.js';
+import type { BreakerStateStore } from '../breaker-store.js';
+import type { CircuitBreaker, CircuitBreakerOptions } from '../circuit-breaker.js';
+import type { HttpUpstream } from '../http-upstream.js';
+import { INVALID_PARAMS, JsonRpcFault } from '../json-rpc.js';
+import { ForwarderMetrics } from '../metrics.js';
+import { ToolPolicy, type PolicyRefusal } from '../policy.js';
+import type { RateLimiter } from '../rate-limiter.js';
+import type { ResultCacheStore } from '../result-cache.js';
+import type { CallToolResult, ToolSource } from '../tool-source.js';
+import { CallTracer } from '../tracing.js';
+import { Admission } from './admission.js';
+import { CallCache } from './call-cache.js';
+import { callerOf, type CallContext } from './call-context.js';
+import { CallRecorder, type CallRecord } from './call-record.js';
+import {
+  CallerScope,
+  type CallerToolSource,
+  type CallerToolsProvider,
+  type ViewScope,
+  type VisibleTools,
+} from './caller-scope.js';
+import { errorType, toFault, UpstreamExecutor } from './execute-upstream.js';
+import { HttpUpstreams, type UpstreamEndpoints } from './http-upstreams.js';
+import { Stores } from './stores.js';
+import { ToolIndex, type ToolEntry } from './tool-index.js';
+import { UpstreamHealthMonitor } from './upstream-health.js';
+
+/** What the call pipeline is made of; `CreateForwarderOptions` extends it. */
+export interface CallPipelineOptions {
+  /** The registry (`@toolwire/mcp`'s `createRegistry(...)`) or any `ToolSource`. */
+  source: ToolSource;
+  /** Extra in-process tools (`defineTool` from `@toolwire/schema`), exposed under their own names. */
+  nativeTools?: AnyTool[];
+  /**
+   * Per-upstream streamable HTTP endpoints for the fast path. By default the `url` of
+   * `config.mcpServers.<name>` is used; `false` sends that upstream's calls through the source.
+   */
+  upstreams?: UpstreamEndpoints;
+  /** Glob over exposed names → timeout in ms (default `config.policy.timeoutMs`, else 30 s). */
+  toolTimeouts?: Record<string, number>;
+  /** Path arguments that must stay inside allowed roots. */
+  argumentRules?: PathArgumentRule[];
+  /** Validate arguments against the tool's input schema before forwarding (default true). */
+  validateArguments?: boolean;
+  /**
+   * Cache results of tools annotated `readOnlyHint` (default `config.cache.readOnlyTools`, else
+   * false); `config.cache.tools` opts tools in by name.
+   */
+  cacheReadOnlyTools?: boolean;
+  breaker?: CircuitBreakerOptions;
+  /** Retry read-only/idempotent tools once on timeout or connection loss (default true). */
+  retry?: boolean;
+  /** Audit sink; default JSON lines on stderr; `false` turns auditing off. */
+  audit?: AuditSink | false;
+  /** Log arguments verbatim in the audit line (default false: redacted to their types). */
+  auditArguments?: boolean;
+  tracer?: Tracer;
+  /** Default: shared through `config.redis` when set, else in process memory. */
+  rateLimiter?: RateLimiter;
+  /**
+   * Where results are cached. Default: `RedisResultCache` (shared, with a local copy in front)
+   * when `config.redis` is set, else the in-memory `ResultCache`. A store passed here is not
+   * closed by `close()`.
+   */
+  resultCache?: ResultCacheStore;
+  /**
+   * Where circuit-breaker transitions are shared. Default: `RedisBreakerStateStore` when
+   * `config.redis` is set, else a `MemoryBreakerStateStore` of this forwarder alone. A store
+   * passed here is not closed by `close()`.
+   */
+  breakerState?: BreakerStateStore;
+  /** Ping idle streamable-HTTP upstreams this often, ±25% (default 2000 ms; 0 turns it off). */
+  probeIntervalMs?: number;
+  /** Tools made per caller on `/mcp` (code mode's `execute_code`), run as that caller. */
+  callerTools?: CallerToolsProvider;
+}
+
+/**
+ * Everything between "a client asked for tool X" and "here is the result", in the order a call
+ * meets it: the tool index (`tool-index.ts`) resolves the name once; admission
+ * (`admission.ts`) applies policy, rate limits, the input schema and path rules; the result cache
+ * (`call-cache.ts`) may answer; the executor (`execute-upstream.ts`) runs it behind the
+ * upstream's breaker with timeout and retry (`upstream-health.ts` keeps what calls and probes
+ * saw); the recorder (`call-record.ts`) writes metrics and the audit line.
+ */
+export class CallPipeline {
+  readonly source: ToolSource;
+  readonly config: ToolwireConfig;
+  readonly policy: ToolPolicy;
+  readonly metrics: ForwarderMetrics;
+  readonly separator: string;
+  readonly index: ToolIndex;
+  private readonly stores: Stores;
+  private readonly resultCache: CallCache;
+  private readonly channels: HttpUpstreams;
+  private readonly health: UpstreamHealthMonitor;
+  private readonly callers: CallerScope;
+  private readonly admission: Admission;
+  private readonly executor: UpstreamExecutor;
+  private readonly recorder: CallRecorder;
+  private readonly tracer: CallTracer;
+  private readonly callerTools: CallerToolsProvider | undefined;
+  private readonly changeListeners = new Set<(server: string) => void>();
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    options: CallPipelineOptions & { config: ToolwireConfig; metrics?: ForwarderMetrics },
+  ) {
+    const { config, source } = options;
+    this.source = source;
+    this.config = config;
+    this.policy = new ToolPolicy(config);
+    this.metrics = options.metrics ?? new ForwarderMetrics();
+    const cacheReadOnly = options.cacheReadOnlyTools ?? config.cache?.readOnlyTools ?? false;
+    this.stores = new Stores({
+      config,
+      caching: config.cache?.tools !== undefined || cacheReadOnly,
+      ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+      ...(options.resultCache ? { resultCache: options.resultCache } : {}),
+      ...(options.breakerState ? { breakerState: options.breakerState } : {}),
+    });
+    this.index = new ToolIndex({
+      source,
+      config,
+      ...(options.nativeTools ? { nativeTools: options.nativeTools } : {}),
+      ...(options.toolTimeouts ? { toolTimeouts: options.toolTimeouts } : {}),
+      ...(options.validateArguments !== undefined
+        ? { validateArguments: options.validateArguments }
+        : {}),
+      cacheReadOnly,
+      cacheAvailable: this.stores.cache !== undefined,
+    });
+    this.separator = this.index.separator;
+    this.resultCache = new CallCache(this.stores.cache, this.metrics);
+    this.channels = new HttpUpstreams(config, options.upstreams);
+    this.health = new UpstreamHealthMonitor({
+      source,
+      http: this.channels,
+      metrics: this.metrics,
+      breakerStore: this.stores.breakerStore,
+      ...(options.breaker ? { breaker: options.breaker } : {}),
+      ...(options.probeIntervalMs !== undefined
+        ? { probeIntervalMs: options.probeIntervalMs }
+        : {}),
+    });
+    this.callerTools = options.callerTools;
+    this.callers = new CallerScope({
+      source,
+      index: this.index,
+      policy: this.policy,
+      ...(options.callerTools ? { callerTools: options.callerTools } : {}),
+      call: (name, args, context) => this.call(name, args, context),
+      onChange: (listener) => this.onChange(listener),
+    });
+    this.recorder = new CallRecorder({
+      metrics: this.metrics,
+      ...(options.audit !== undefined ? { audit: options.audit } : {}),
+      ...(options.auditArguments !== undefined ? { auditArguments: options.auditArguments } : {}),
+    });
+    this.admission = new Admission({
+      config,
+      policy: this.policy,
+      refusal: (entry, token) => this.callers.refusal(entry, token),
+      rateLimiter: this.stores.rateLimiter,
+      rules: new ArgumentRules(
+        [...(options.argumentRules ?? []), ...(config.policy?.paths ?? [])],
+        filesystemDirectories(config.mcpServers),
+      ),
+      metrics: this.metrics,
+      record: (record) => this.recorder.finish(record),
+    });
+    this.executor = new UpstreamExecutor({
+      source,
+      http: this.channels,
+      health: this.health,
+      ...(options.retry !== undefined ? { retry: options.retry } : {}),
+      asCaller: (context) => this.callers.asCaller(context),
+    });
+    this.tracer = new CallTracer(options.tracer);
+    this.unsubscribe = source.onToolsChanged(({ server }) => this.toolsChanged(server));
+  }
+
+  /** Runs one call through the whole pipeline. Refusals and upstream failures throw `JsonRpcFault`. */
+  async call(name: string, args: unknown, context: CallContext = {}): Promise<CallToolResult> {
+    const entry =
+      this.index.all().get(name) ?? (await this.callers.callerEntry(context.token, name));
+    if (!entry) throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
+    return this.run(entry, name, args, context);
+  }
+
+  /** Runs one call of a tool already resolved (by the dispatcher, the gateway tool or the route). */
+  async run(
+    entry: ToolEntry,
+    name: string,
+    args: unknown,
+    context: CallContext = {},
+  ): Promise<CallToolResult> {
+    const started = performance.now();
+    const caller = callerOf(context);
+    const admitted = await this.admission.admit(entry, name, args, caller, started);
+    if (admitted.result) return admitted.result;
+    const input = admitted.args;
+    const record = { entry, caller, args, started };
+
+    const cached = this.resultCache.lookup(entry, caller.client, name, input);
+    const hit = cached.hit instanceof Promise ? await cached.hit : cached.hit;
+    this.resultCache.count(name, cached, hit);
+    if (hit) {
+      this.recorder.finish({ ...record, outcome: 'cached' });
+      return hit;
+    }
+
+    const { span, ctx } = this.tracer.start(name, entry.server, context.meta, caller.client);
+    const trace = this.tracer.inject(ctx, context.meta);
+    const unwatch = this.recorder.watch(record);
+    try {
+      const result = await this.executor.execute(entry, input, context, trace);
+      if (entry.writes) await this.invalidate(entry.server);
+      this.resultCache.keep(entry, cached, result);
+      const outcome = result.isError ? 'tool_error' : 'ok';
+      this.tracer.end(span, outcome);
+      this.recorder.finish({ ...record, outcome, traceparent: trace.traceparent });
+      return result;
+    } catch (error) {
+      // A call that failed may still have written (a timeout, a lost answer).
+      if (entry.writes) await this.invalidate(entry.server);
+      const fault = toFault(error, entry);
+      this.metrics.error(name, entry.server, errorType(error));
+      this.tracer.end(span, 'error', fault.message);
+      this.recorder.finish({
+        ...record,
+        outcome: 'error',
+        error: fault.message,
+        traceparent: trace.traceparent,
+      });
+      throw fault;
+    } finally {
+      unwatch();
+    }
+  }
+
+  /**
+   * The checks of `call` without the call itself, for the passthrough relay: throws a
+   * `JsonRpcFault` for a policy or rate-limit refusal, returns an `isError` result for arguments
+   * that fail the schema, `undefined` when the call may go ahead.
+   */
+  async admit(
+    name: string,
+    args: unknown,
+    token: AuthToken | undefined,
+  ): Promise<CallToolResult | undefined> {
+    const caller = callerOf({ token });
+    const entry = this.index.resolve(name);
+    if (!entry) {
+      await this.admission.admitUnlisted(name, caller);
+      return undefined;
+    }
+    return (await this.admission.admit(entry, name, args, caller, performance.now())).result;
+  }
+
+  /** Records a call the passthrough relay forwarded (metrics and audit). */
+  record(
+    name: string,
+    token: AuthToken | undefined,
+    args: unknown,
+    started: number,
+    outcome: AuditEntry['outcome'],
+    error?: string,
+  ): void {
+    const entry = this.index.resolve(name);
+    if (!entry) return;
+    const record: CallRecord = { entry, caller: callerOf({ token }), args, started, outcome };
+    this.recorder.finish(error === undefined ? record : { ...record, error });
+  }
+
+  /** After the passthrough relay forwarded a call: a write drops its upstream's cached reads. */
+  async afterRelayedCall(name: string, server: string): Promise<void> {
+    const entry = this.index.resolve(name);
+    if (!entry || entry.writes) await this.invalidate(server);
+  }
+
+  /** Called when an upstream's tool list changes: the index is rebuilt and its cached results dropped. */
+  toolsChanged(server: string): void {
+    this.index.invalidate();
+    void this.invalidate(server);
+    for (const listener of this.changeListeners) listener(server);
+  }
+
+  /** Drops `server`'s cached results for every client (on every instance with a shared store). */
+  async invalidate(server: string): Promise<void> {
+    await this.resultCache.invalidate(server);
+  }
+
+  onChange(listener: (server: string) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  // What the dispatcher, the relay and the apps read, from the part that knows it.
+
+  /** Every tool, native first, keyed by exposed name. */
+  tools(): Map<string, ToolEntry> {
+    return this.index.all();
+  }
+
+  /** The entry of a tool by its namespaced name, also when it is exposed under an alias. */
+  byCanonicalName(name: string): ToolEntry | undefined {
+    return this.index.byCanonicalName(name);
+  }
+
+  /** `<server><separator><originalName>`: what policy patterns match, whatever the exposed name. */
+  canonicalName(entry: ToolEntry): string {
+    return entry.canonical;
+  }
+
+  /** The result store in use (`undefined` when nothing is cacheable). */
+  get cache(): ResultCacheStore | undefined {
+    return this.stores.currentCache;
+  }
+
+  /** The lean HTTP channel for an upstream, when it speaks streamable HTTP. */
+  httpUpstream(server: string): HttpUpstream | undefined {
+    return this.channels.get(server);
+  }
+
+  /** The open lean HTTP channels, by upstream. */
+  get http(): ReadonlyMap<string, HttpUpstream> {
+    return this.channels.open;
+  }
+
+  breaker(server: string): CircuitBreaker {
+    return this.health.breaker(server);
+  }
+
+  /**
+   * An upstream as the source reports it, made `down` (with the reason) when this process's calls
+   * or probes found it unreachable, or its circuit breaker is open.
+   */
+  withLiveHealth<T extends { name: string; status: string; reason?: string }>(server: T): T {
+    return this.health.withLiveHealth(server);
+  }
+
+  /** Pings the idle HTTP upstreams now (what the probe timer does every `probeIntervalMs`). */
+  probeIdle(): Promise<void> {
+    return this.health.probeIdle();
+  }
+
+  refusal(entry: ToolEntry, token: AuthToken | undefined): PolicyRefusal | null {
+    return this.callers.refusal(entry, token);
+  }
+
+  scope(token: AuthToken | undefined): ViewScope {
+    return this.callers.scope(token);
+  }
+
+  visibleTools(token: AuthToken | undefined, server?: string): VisibleTools {
+    return this.callers.visibleTools(token, server);
+  }
+
+  asCaller(context?: Pick<CallContext, 'token' | 'address' | 'meta' | 'signal'>): CallerToolSource {
+    return this.callers.asCaller(context);
+  }
+
+  listedFor(token: AuthToken | undefined, visible: ToolEntry[]): Promise<ToolEntry[]> {
+    return this.callers.listedFor(token, visible);
+  }
+
+  /** Waits for the stores that connect somewhere (the Redis ones); see `Forwarder.ready`. */
+  ready(timeoutMs = 5000): Promise<void> {
+    return this.stores.ready(timeoutMs);
+  }
+
+  async close(): Promise<void> {
+    await this.callerTools?.close?.();
+    this.health.close();
+    this.unsubscribe();
+    await this.channels.close();
+    await this.stores.close();
+    this.recorder.close();
+  }
+}
