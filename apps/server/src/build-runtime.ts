@@ -1,11 +1,11 @@
 import { join } from 'node:path';
+import { authTokensOf } from '@toolwire/config';
 import {
   createForwarder,
   isGatewayed,
   isKnownProtocol,
   SUPPORTED_PROTOCOLS,
   type AuditEntry,
-  type AuthToken,
   type CircuitBreakerOptions,
   type Sessions,
 } from '@toolwire/forwarder';
@@ -129,7 +129,8 @@ export function runtimeBuilder(
       config,
       registry,
       forwarder,
-      tokens: new Map((config.auth?.tokens ?? []).map((t) => [t.token, t as AuthToken])),
+      // With their default client names ("token-<n>"), as the forwarder names them.
+      tokens: new Map(authTokensOf(config).map((token) => [token.token, token])),
       active: new Set(),
       registryKey,
     };

@@ -5,6 +5,7 @@ import type { CallLog } from './call-log.js';
 import { HttpError, readJson, sendJson } from './http-util.js';
 import type { SharedState } from './shared-state.js';
 import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
+import { requireGrant } from './grants.js';
 import type { Runtime } from './runtime.js';
 
 export interface DashboardApiContext {
@@ -134,6 +135,7 @@ export async function handleDashboardApi(
     return;
   }
   if (path === '/api/declarations' && req.method === 'GET') {
+    requireGrant(runtime, token, 'execute_code');
     // Code mode (the TypeScript checker, the sandbox) loads at its first use, not at start.
     const { generateDeclarations } = await import('@toolwire/codemode');
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
@@ -141,6 +143,8 @@ export async function handleDashboardApi(
     return;
   }
   if (path === '/api/code' && req.method === 'POST') {
+    // Refused before the body is read or the sandbox is loaded.
+    requireGrant(runtime, token, 'execute_code');
     const body = await readJson(req, ctx.maxBody);
     if (!isRecord(body) || typeof body.code !== 'string' || body.code.trim() === '') {
       throw new HttpError(400, 'code: expected TypeScript source', -32602);

@@ -41,8 +41,9 @@ export function mcpCodeMode(config: ToolwireConfig): CallerToolsProvider | undef
   }
 
   return {
-    async forCaller({ token, tools }) {
-      if (closed) return undefined;
+    async forCaller({ token, tools, allows }) {
+      // A token not granted execute_code is offered none (and no code mode is made for it).
+      if (closed || !allows('execute_code')) return undefined;
       let made = modes.get(token);
       if (!made) {
         made = open(tools, token);

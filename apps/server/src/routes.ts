@@ -4,6 +4,7 @@ import type { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels } from './chat-completions.js';
 import { serveDashboardAsset } from './dashboard-assets.js';
 import { handleDashboardApi, visibleServers } from './dashboard-api.js';
+import { requireGrant, type Grant } from './grants.js';
 import { authenticate, HttpError, sendJson, type HttpGuard } from './http-util.js';
 import type { Logger } from './logger.js';
 import { readiness } from './readiness.js';
@@ -45,6 +46,8 @@ interface Route {
    * guard (Host, Origin, fetch metadata, Content-Type); `token`: the guard and a bearer token.
    */
   access: 'public' | 'own' | 'guarded' | 'token';
+  /** A grant the token must hold (`access: 'token'`), checked before the route runs. */
+  grant?: Grant;
   handle(request: RouteRequest): void | Promise<void>;
 }
 
@@ -86,6 +89,7 @@ export function createRouter(
       methods: ['POST'],
       refuseOtherMethods: true,
       access: 'token',
+      grant: 'chat',
       handle: ({ runtime, token, req, res }) =>
         handleChatCompletions({ runtime, token, ...context }, req, res),
     },
@@ -94,6 +98,7 @@ export function createRouter(
       methods: ['POST'],
       refuseOtherMethods: true,
       access: 'token',
+      grant: 'chat',
       handle: ({ runtime, token, req, res }) =>
         handleResponses({ runtime, token, ...context }, req, res),
     },
@@ -159,6 +164,7 @@ export function createRouter(
         allow: found.methods.join(', '),
       });
     }
+    if (found.grant) requireGrant(runtime, token, found.grant);
     await found.handle({ runtime, req, res, path, target, token });
   };
 }

@@ -99,7 +99,17 @@ describe('startServer policy.paths with server-filesystem', () => {
     const list = await modernCall(`${blocked.url}/mcp`, 'tools/list');
     expect(list.body.result.tools.map((t: any) => t.name)).not.toContain('read_file');
     const read = await call(blocked, 'read_file', { path: join(data, 'secret.txt') });
-    expect(read.body.error?.data?.policy, JSON.stringify(read.body)).toBe('policy.block');
-    expect(read.body.error.message).toContain('fs__read_text_file');
+    // Answered as a tool that does not exist; the audit line names the rule and the namespaced name.
+    expect(read.body.error, JSON.stringify(read.body)).toEqual({
+      code: -32602,
+      message: 'Unknown tool: read_file',
+      data: { tool: 'read_file' },
+    });
+    const line = blocked.logs.find((l) => l.event === 'tool_call' && l.tool === 'read_file');
+    expect(line).toMatchObject({
+      outcome: 'refused',
+      error: expect.stringMatching(/policy\.block/),
+    });
+    expect(line!.error).toContain('fs__read_text_file');
   });
 });

@@ -10,9 +10,9 @@ import {
   invalidIdReason,
   isRecord,
   JsonRpcFault,
-  POLICY_REFUSED,
+  resourceNotFound,
+  unknownPrompt,
 } from './json-rpc.js';
-import type { PolicyRefusal } from './policy.js';
 import { formatSseEvent, parseSseText } from './sse.js';
 
 const FORWARDED_HEADERS = [
@@ -40,7 +40,8 @@ export interface RelayOptions {
   server: string;
   upstream: HttpUpstream;
   pipeline: CallPipeline;
-  authenticate: (req: IncomingMessage) => AuthToken | undefined;
+  /** The request's authenticated token. */
+  token: AuthToken | undefined;
   /** Largest request body relayed; a larger one is answered 413 (and drained, so it is read). */
   maxBody: number;
 }
@@ -69,8 +70,7 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
  * `tools/list` answers are filtered to what the caller may call.
  */
 export async function relayPassthrough(options: RelayOptions): Promise<void> {
-  const { req, res, server, upstream, pipeline } = options;
-  const token = options.authenticate(req);
+  const { req, res, server, upstream, pipeline, token } = options;
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_HEADERS) {
     const value = req.headers[name];
@@ -100,11 +100,7 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
     }
     const refusal = message && surfaceRefusal(message, server, pipeline, token);
     if (refusal) {
-      reply(res, 200, {
-        jsonrpc: '2.0',
-        id: message!.id ?? null,
-        error: { code: POLICY_REFUSED, message: refusal.message, data: { policy: refusal.policy } },
-      });
+      reply(res, 200, { jsonrpc: '2.0', id: message!.id ?? null, error: refusal.toError() });
       return;
     }
     if (
@@ -115,7 +111,7 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
       callName = `${server}${pipeline.separator}${message.params.name}`;
       callArgs = message.params.arguments;
       try {
-        const refused = await pipeline.admit(callName, callArgs, token);
+        const refused = await pipeline.admit(callName, callArgs, token, message.params.name);
         if (refused) {
           reply(res, 200, { jsonrpc: '2.0', id: message.id ?? null, result: refused });
           return;
@@ -215,29 +211,43 @@ const LIST_KEYS: Record<string, string> = {
 };
 
 /**
- * The policy refusal for a request that reaches a prompt or the upstream's resources (read,
- * subscribe, completion), or `undefined` when it may go ahead. Tool calls are admitted apart.
+ * The answer to a request for a prompt or the upstream's resources (read, subscribe, completion)
+ * the token may not use: the one for a prompt or resource that does not exist (the rule goes to
+ * the audit line). `undefined` when it may go ahead. Tool calls are admitted apart.
  */
 function surfaceRefusal(
   message: Record<string, unknown>,
   server: string,
   pipeline: CallPipeline,
   token: AuthToken | undefined,
-): PolicyRefusal | undefined {
+): JsonRpcFault | undefined {
   const params = isRecord(message.params) ? message.params : {};
-  const prompt = (name: unknown) =>
-    pipeline.policy.checkPrompt(`${server}${pipeline.separator}${String(name)}`, token);
+  const prompt = (name: unknown): JsonRpcFault | undefined => {
+    const refusal = pipeline.policy.checkPrompt(
+      `${server}${pipeline.separator}${String(name)}`,
+      token,
+    );
+    if (!refusal) return undefined;
+    pipeline.recordRefusal(`prompt:${String(name)}`, server, { token }, refusal.message);
+    return unknownPrompt(String(name));
+  };
+  const resource = (uri: unknown): JsonRpcFault | undefined => {
+    const refusal = pipeline.policy.checkResources(server, token);
+    if (!refusal) return undefined;
+    pipeline.recordRefusal(`resource:${String(uri)}`, server, { token }, refusal.message);
+    return resourceNotFound(String(uri));
+  };
   switch (message.method) {
     case 'prompts/get':
-      return prompt(params.name) ?? undefined;
+      return prompt(params.name);
     case 'resources/read':
     case 'resources/subscribe':
     case 'resources/unsubscribe':
-      return pipeline.policy.checkResources(server, token) ?? undefined;
+      return resource(params.uri);
     case 'completion/complete': {
       const ref = isRecord(params.ref) ? params.ref : {};
-      if (ref.type === 'ref/prompt') return prompt(ref.name) ?? undefined;
-      return pipeline.policy.checkResources(server, token) ?? undefined;
+      if (ref.type === 'ref/prompt') return prompt(ref.name);
+      return resource(ref.uri);
     }
     default:
       return undefined;

@@ -1,7 +1,7 @@
 import { formatIssues } from '@toolwire/schema';
 import type { AuthToken, ToolwireConfig } from '@toolwire/config';
 import type { ArgumentRules } from '../argument-rules.js';
-import { JsonRpcFault, POLICY_REFUSED, RATE_LIMITED } from '../json-rpc.js';
+import { JsonRpcFault, POLICY_REFUSED, RATE_LIMITED, unknownTool } from '../json-rpc.js';
 import type { ForwarderMetrics } from '../metrics.js';
 import type { PolicyRefusal, ToolPolicy } from '../policy.js';
 import type { RateLimiter } from '../rate-limiter.js';
@@ -29,22 +29,26 @@ export type Admitted = { args: unknown; result?: undefined } | { result: CallToo
 /**
  * Whether a call may run, in order: policy (allow/block, the token's grants), rate limits (per
  * client, per tool), the input schema, then `policy.paths`. Refusals throw `JsonRpcFault`s and
- * are recorded; arguments the schema refuses answer an `isError` result the model can read.
+ * are recorded; arguments the schema refuses answer an `isError` result the model can read. A tool
+ * the policy hides is answered as one that does not exist (`unknownTool`): which rule hid it goes
+ * to the audit line only.
  */
 export class Admission {
   constructor(private readonly options: AdmissionOptions) {}
 
+  /** `shownAs`: the name the client used (a passthrough route's own name), for the answer. */
   async admit(
     entry: ToolEntry,
     name: string,
     args: unknown,
     caller: Caller,
     started: number,
+    shownAs = name,
   ): Promise<Admitted> {
     const refusal = this.options.refusal(entry, caller.token);
     if (refusal) {
       this.refuse(entry, caller, args, started, refusal.message);
-      throw policyFault(refusal, name);
+      throw unknownTool(shownAs);
     }
     const wait = await this.waitFor(entry, caller.client);
     if (wait) {
@@ -92,9 +96,8 @@ export class Admission {
    * A call to a name not (yet) in the listing, forwarded as it is (the passthrough relay): the
    * name-based rules and the client's rate limit still hold; the upstream answers for the rest.
    */
-  async admitUnlisted(name: string, caller: Caller): Promise<void> {
-    const refusal = this.options.policy.check(name, caller.token);
-    if (refusal) throw policyFault(refusal, name);
+  async admitUnlisted(name: string, caller: Caller, shownAs = name): Promise<void> {
+    if (this.options.policy.check(name, caller.token)) throw unknownTool(shownAs);
     const perMinute = this.options.config.policy?.rateLimit?.perMinute;
     if (perMinute === undefined) return;
     const wait = await this.options.rateLimiter.consume(`client:${caller.client}`, perMinute);
@@ -136,8 +139,4 @@ export class Admission {
     }
     return undefined;
   }
-}
-
-function policyFault(refusal: PolicyRefusal, tool: string): JsonRpcFault {
-  return new JsonRpcFault(POLICY_REFUSED, refusal.message, { policy: refusal.policy, tool });
 }

@@ -128,13 +128,20 @@ describe('CallPipeline', () => {
     });
     const token = { token: 't', client: 'alice', allow: ['fx__read'] };
     await p.call('fx__read', { n: 1 }, { token, address: '127.0.0.9' });
+    // The caller is told what it would be told of a tool that does not exist; the audit line
+    // names the rule.
     await expect(p.call('fx__write', {}, { token })).rejects.toMatchObject({
-      rpcCode: -32003,
-      code: 'policy_refused',
+      rpcCode: -32602,
+      message: 'Unknown tool: fx__write',
     });
     expect(audit).toMatchObject([
       { client: 'alice', tool: 'fx__read', outcome: 'ok', address: '127.0.0.9' },
-      { client: 'alice', tool: 'fx__write', outcome: 'refused' },
+      {
+        client: 'alice',
+        tool: 'fx__write',
+        outcome: 'refused',
+        error: expect.stringContaining('auth.tokens.allow'),
+      },
     ]);
     expect(audit[0]!.arguments).toEqual({ n: '[number]' });
   });

@@ -6,7 +6,7 @@ import type { AuditEntry, AuditSink } from '../audit-log.js';
 import type { BreakerStateStore } from '../breaker-store.js';
 import type { CircuitBreaker, CircuitBreakerOptions } from '../circuit-breaker.js';
 import type { HttpUpstream } from '../http-upstream.js';
-import { INVALID_PARAMS, JsonRpcFault } from '../json-rpc.js';
+import { unknownTool } from '../json-rpc.js';
 import { ForwarderMetrics } from '../metrics.js';
 import { ToolPolicy, type PolicyRefusal } from '../policy.js';
 import type { RateLimiter } from '../rate-limiter.js';
@@ -189,20 +189,24 @@ export class CallPipeline {
   async call(name: string, args: unknown, context: CallContext = {}): Promise<CallToolResult> {
     const entry =
       this.index.all().get(name) ?? (await this.callers.callerEntry(context.token, name));
-    if (!entry) throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
+    if (!entry) throw unknownTool(name);
     return this.run(entry, name, args, context);
   }
 
-  /** Runs one call of a tool already resolved (by the dispatcher, the gateway tool or the route). */
+  /**
+   * Runs one call of a tool already resolved (by the dispatcher, the gateway tool or the route).
+   * `shownAs` is the name the client used, when it is not `name` (a passthrough route's own name).
+   */
   async run(
     entry: ToolEntry,
     name: string,
     args: unknown,
     context: CallContext = {},
+    shownAs = name,
   ): Promise<CallToolResult> {
     const started = performance.now();
     const caller = callerOf(context);
-    const admitted = await this.admission.admit(entry, name, args, caller, started);
+    const admitted = await this.admission.admit(entry, name, args, caller, started, shownAs);
     if (admitted.result) return admitted.result;
     const input = admitted.args;
     const record = { entry, caller, args, started };
@@ -253,14 +257,23 @@ export class CallPipeline {
     name: string,
     args: unknown,
     token: AuthToken | undefined,
+    shownAs = name,
   ): Promise<CallToolResult | undefined> {
     const caller = callerOf({ token });
     const entry = this.index.resolve(name);
     if (!entry) {
-      await this.admission.admitUnlisted(name, caller);
+      await this.admission.admitUnlisted(name, caller, shownAs);
       return undefined;
     }
-    return (await this.admission.admit(entry, name, args, caller, performance.now())).result;
+    const admitted = await this.admission.admit(
+      entry,
+      name,
+      args,
+      caller,
+      performance.now(),
+      shownAs,
+    );
+    return admitted.result;
   }
 
   /** Records a call the passthrough relay forwarded (metrics and audit). */
@@ -356,6 +369,24 @@ export class CallPipeline {
 
   scope(token: AuthToken | undefined): ViewScope {
     return this.callers.scope(token);
+  }
+
+  /** Whether the client reaches `server` at all (see `CallerScope.reaches`). */
+  reaches(server: string, token: AuthToken | undefined): boolean {
+    return this.callers.reaches(server, token);
+  }
+
+  /**
+   * The audit line of a refused request for a prompt or an upstream's resources (the client was
+   * answered as for one that does not exist): `subject` names what was asked for.
+   */
+  recordRefusal(
+    subject: string,
+    server: string,
+    caller: { token: AuthToken | undefined; address?: string },
+    error: string,
+  ): void {
+    this.recorder.refusal(subject, server, callerOf(caller), error);
   }
 
   visibleTools(token: AuthToken | undefined, server?: string): VisibleTools {
