@@ -4,6 +4,7 @@ import {
   createForwarder,
   isGatewayed,
   isKnownProtocol,
+  pathRuleWarnings,
   SUPPORTED_PROTOCOLS,
   type AuditEntry,
   type CircuitBreakerOptions,
@@ -78,6 +79,13 @@ export function runtimeBuilder(
   }
 
   return async function buildRuntime(config, previous) {
+    // A path rule that names its arguments but not all of a filesystem tool's is said at load.
+    for (const warning of pathRuleWarnings(
+      config.policy?.paths ?? [],
+      config.mcpServers,
+      config.namespace?.separator,
+    ))
+      logger.warn(warning, { setting: 'policy.paths' });
     const registryKey = registryKeyOf(config);
     const registry =
       previous && previous.registryKey === registryKey

@@ -5,6 +5,7 @@ import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
 import { JsonRpcFault, toolErrorOf, type AuthToken } from '@toolwire/forwarder';
 import { toToolResult } from '@toolwire/mcp';
 import { toolContent, type AnyTool, type Message } from '@toolwire/schema';
+import { loadCodeMode } from './code-mode-loader.js';
 import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
 import { holdsGrant } from './grants.js';
 import { HttpError, markLongLived, readJson, sendJson } from './http-util.js';
@@ -235,7 +236,7 @@ export async function gatewayAgent(
   const codeSettings = resolveCodeModeSettings(runtime.config.codeMode, model.modelId);
   const codeModeTools =
     codeSettings.enabled && holdsGrant(runtime, token, 'execute_code')
-      ? (await import('@toolwire/codemode')).createCodeModeTools({
+      ? (await loadCodeMode(runtime.config)).createCodeModeTools({
           source: gatewayToolSource(runtime, token),
           ...(token ? { owner: token.client } : {}),
           excludedTools: codeSettings.excludedTools,

@@ -46,6 +46,8 @@ interface Route {
    * guard (Host, Origin, fetch metadata, Content-Type); `token`: the guard and a bearer token.
    */
   access: 'public' | 'own' | 'guarded' | 'token';
+  /** The dashboard's page shell: a navigation from another site may open `/` (it holds no data). */
+  pageShell?: boolean;
   /** A grant the token must hold (`access: 'token'`), checked before the route runs. */
   grant?: Grant;
   handle(request: RouteRequest): void | Promise<void>;
@@ -82,6 +84,7 @@ export function createRouter(
       path: (path) => serveDashboardAsset.has(path),
       methods: ['GET', 'HEAD'],
       access: 'guarded',
+      pageShell: true,
       handle: ({ req, res, path }) => serveDashboardAsset(path, req, res),
     },
     {
@@ -157,7 +160,8 @@ export function createRouter(
       sendJson(res, 404, { error: { message: `Not found: ${path}` } });
       return;
     }
-    if (found.access === 'guarded' || found.access === 'token') options.guard.check(req);
+    if (found.access === 'guarded' || found.access === 'token')
+      options.guard.check(req, { pageShell: found.pageShell === true && path === '/' });
     const token = found.access === 'token' ? authenticate(req, runtime.tokens) : undefined;
     if (found.methods && !found.methods.includes(method)) {
       throw new HttpError(405, `Use ${found.methods.join(' or ')}`, -32600, {

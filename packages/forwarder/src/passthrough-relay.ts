@@ -80,6 +80,7 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
   let message: Record<string, unknown> | undefined;
   let callName: string | undefined;
   let callArgs: unknown;
+  let recheck: (() => Promise<JsonRpcFault | undefined>) | undefined;
   if (req.method === 'POST') {
     body = await readBody(req, options.maxBody);
     let parsed: unknown;
@@ -111,11 +112,21 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
       callName = `${server}${pipeline.separator}${message.params.name}`;
       callArgs = message.params.arguments;
       try {
-        const refused = await pipeline.admit(callName, callArgs, token, message.params.name);
-        if (refused) {
-          reply(res, 200, { jsonrpc: '2.0', id: message.id ?? null, result: refused });
+        const admitted = await pipeline.admit(callName, callArgs, token, message.params.name);
+        if (admitted.result) {
+          reply(res, 200, { jsonrpc: '2.0', id: message.id ?? null, result: admitted.result });
           return;
         }
+        // Path arguments go as the real paths that were checked (policy.paths).
+        if (admitted.args !== callArgs) {
+          body = Buffer.from(
+            JSON.stringify({ ...message, params: { ...message.params, arguments: admitted.args } }),
+          );
+        }
+        recheck = admitted.recheck;
+        // The call holds one of its caller's call slots until its answer is relayed.
+        const slot = await pipeline.callSlot(token);
+        res.once('close', () => slot.release());
       } catch (error) {
         if (!(error instanceof JsonRpcFault)) throw error;
         reply(res, 200, { jsonrpc: '2.0', id: message.id ?? null, error: error.toError() });
@@ -174,6 +185,20 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
     );
     res.writeHead(200, { ...out, 'content-length': Buffer.byteLength(filtered) });
     res.end(filtered);
+    return;
+  }
+  if (recheck && callName) {
+    // A call whose paths are checked again after it: its answer is held until they are.
+    const raw = await readAll(response.body);
+    const changed = await recheck();
+    await pipeline.afterRelayedCall(callName, server);
+    if (changed) {
+      reply(res, 200, { jsonrpc: '2.0', id: message?.id ?? null, error: changed.toError() });
+      return;
+    }
+    res.writeHead(response.statusCode, { ...out, 'content-length': raw.length });
+    res.end(raw);
+    pipeline.record(callName, token, callArgs, started, response.statusCode < 400 ? 'ok' : 'error');
     return;
   }
   res.writeHead(response.statusCode, out);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthToken } from '@toolwire/config';
 import type { CallPipeline } from './call/call-pipeline.js';
+import type { CallerLimits } from './caller-limits.js';
 import { classifyEra } from './classify-era.js';
 import type { HttpGuard } from './http-guard.js';
 import {
@@ -41,6 +42,8 @@ export interface StreamableHttpOptions {
   maxBodyBytes: number;
   /** True once the forwarder is closing: requests are answered 503. */
   closed: () => boolean;
+  /** What one caller may hold (sessions, streams) at once. */
+  limits: (token: AuthToken | undefined) => CallerLimits;
 }
 
 class HttpFailure extends HttpError {
@@ -113,6 +116,7 @@ export function createStreamableHttp(
         return;
       }
       if (isRequest && message.method === 'subscriptions/listen') {
+        sessions.holdStream(token, res, options.limits(token).streams);
         const params = isRecord(message.params) ? message.params : {};
         const filter = isRecord(params.notifications) ? params.notifications : {};
         sessions.subscriptions.listen(
@@ -143,6 +147,7 @@ export function createStreamableHttp(
           response.result.protocolVersion ?? LEGACY_PROTOCOLS[0],
           token,
           route,
+          options.limits(token).sessions,
         );
       }
       sendJson(res, 200, response, headers);
@@ -205,6 +210,7 @@ export function createStreamableHttp(
     token: AuthToken | undefined,
   ): Promise<void> {
     const session = await sessionFor(req, token, route);
+    sessions.holdStream(token, res, options.limits(token).streams);
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
@@ -271,6 +277,8 @@ export function createStreamableHttp(
         }
         const http = pipeline.httpUpstream(server);
         if (http) {
+          // A relayed GET is the upstream session's stream: it counts as one of the caller's.
+          if (req.method === 'GET') sessions.holdStream(token, res, options.limits(token).streams);
           await relayPassthrough({ req, res, server, upstream: http, pipeline, token, maxBody });
           return;
         }

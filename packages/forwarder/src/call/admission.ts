@@ -1,6 +1,6 @@
 import { formatIssues } from '@toolwire/schema';
 import type { AuthToken, ToolwireConfig } from '@toolwire/config';
-import type { ArgumentRules } from '../argument-rules.js';
+import type { ArgumentRules, ArgumentViolation } from '../argument-rules.js';
 import { JsonRpcFault, POLICY_REFUSED, RATE_LIMITED, unknownTool } from '../json-rpc.js';
 import type { ForwarderMetrics } from '../metrics.js';
 import type { PolicyRefusal, ToolPolicy } from '../policy.js';
@@ -23,8 +23,14 @@ export interface AdmissionOptions {
   record: (record: CallRecord) => void;
 }
 
-/** What admission decided: go ahead with `args`, or answer `result` (arguments the schema refuses). */
-export type Admitted = { args: unknown; result?: undefined } | { result: CallToolResult };
+/**
+ * What admission decided: go ahead with `args`, or answer `result` (arguments the schema refuses).
+ * `recheck`, when set, is asked once the call is done: a refusal it returns replaces the result
+ * (a path argument that changed while the call ran).
+ */
+export type Admitted =
+  | { args: unknown; result?: undefined; recheck?: () => Promise<JsonRpcFault | undefined> }
+  | { result: CallToolResult; recheck?: undefined };
 
 /**
  * Whether a call may run, in order: policy (allow/block, the token's grants), rate limits (per
@@ -74,22 +80,43 @@ export class Admission {
       }
     }
     if (!this.options.rules.empty) {
-      const violation = await this.options.rules.check(
+      const confined = await this.options.rules.confine(
         [name, entry.canonical],
         input,
         entry.server,
       );
-      if (violation) {
-        const message = `Argument ${violation.path} of tool "${name}" is refused by policy.paths: ${violation.message}`;
-        this.refuse(entry, caller, args, started, message);
-        throw new JsonRpcFault(POLICY_REFUSED, message, {
-          policy: 'policy.paths',
-          tool: name,
-          argument: violation.path,
-        });
+      if (confined.violation)
+        throw this.pathRefusal(entry, name, caller, args, started, confined.violation);
+      if (confined.handed.length > 0) {
+        // The upstream gets the real paths that were checked, and they are checked again after.
+        return {
+          args: confined.args,
+          recheck: async () => {
+            const violation = await this.options.rules.recheck(confined.handed);
+            return violation && this.pathRefusal(entry, name, caller, args, started, violation);
+          },
+        };
       }
     }
     return { args: input };
+  }
+
+  /** A `policy.paths` refusal, recorded (metrics and audit). */
+  private pathRefusal(
+    entry: ToolEntry,
+    name: string,
+    caller: Caller,
+    args: unknown,
+    started: number,
+    violation: ArgumentViolation,
+  ): JsonRpcFault {
+    const message = `Argument ${violation.path} of tool "${name}" is refused by policy.paths: ${violation.message}`;
+    this.refuse(entry, caller, args, started, message);
+    return new JsonRpcFault(POLICY_REFUSED, message, {
+      policy: 'policy.paths',
+      tool: name,
+      argument: violation.path,
+    });
   }
 
   /**
