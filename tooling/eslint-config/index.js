@@ -63,13 +63,9 @@ function boundaryBlocks() {
 }
 
 /** Test files under the no-sleep rule (the rest of the tree still has sleeps to replace). */
-const SLEEPLESS_TESTS = [
-  'packages/forwarder/src/**/*.test.ts',
-  'packages/forwarder/test/**/*.test.ts',
-  'packages/mcp/src/**/*.test.ts',
-  'apps/server/src/**/*.test.ts',
-  'apps/server/test/**/*.ts',
-];
+// Every test file and the contract suites the packages run (their fixtures, which play slow
+// upstreams on purpose, are left out by the global `fixtures` ignore).
+const SLEEPLESS_TESTS = ['**/*.test.ts', '**/test/**/*.ts', 'packages/*/src/testing/**/*.ts'];
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 

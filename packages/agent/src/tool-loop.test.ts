@@ -7,7 +7,7 @@ import {
   ServerError,
   type ToolMessage,
 } from '@toolwire/schema';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createScriptedModel } from '../test/scripted-chat-model.js';
 import { calculate, deleteTool, failing, slowTool, weather } from '../test/test-tools.js';
 import { createAgent, type AgentEvent, type AgentResult } from './index.js';
@@ -71,6 +71,8 @@ describe('createAgent (tool loop)', () => {
   it('runs the calls of one turn in parallel and returns results in call order', async () => {
     let running = 0;
     let peak = 0;
+    let bothRunning!: () => void;
+    const together = new Promise<void>((resolve) => (bothRunning = resolve));
     const gate = defineTool({
       name: 'wait_a_bit',
       description: 'Waits until a second call of it is running too',
@@ -79,7 +81,8 @@ describe('createAgent (tool loop)', () => {
         running++;
         peak = Math.max(peak, running);
         // Each call waits until both are in flight: with sequential execution this would hang.
-        while (peak < 2) await new Promise((r) => setTimeout(r, 1));
+        if (running === 2) bothRunning();
+        await together;
         running--;
         return `done ${String(n)}`;
       },
@@ -112,7 +115,8 @@ describe('createAgent (tool loop)', () => {
       execute: async () => {
         running++;
         peak = Math.max(peak, running);
-        await new Promise((r) => setTimeout(r, 5));
+        // One turn of the event loop: calls started together would all be running by then.
+        await new Promise((r) => setImmediate(r));
         running--;
         return 'ok';
       },
@@ -540,7 +544,7 @@ describe('createAgent (abort)', () => {
     const run = createAgent({ model, tools: [slowTool(seen)] }).run('x', {
       signal: controller.signal,
     });
-    while (!seen.started) await new Promise((r) => setTimeout(r, 1));
+    await vi.waitFor(() => expect(seen.started).toBe(true));
     controller.abort();
     await expect(run).rejects.toBeInstanceOf(CancelledError);
     expect(seen.aborted).toBe(true);
@@ -560,7 +564,7 @@ describe('createAgent (abort)', () => {
         return new Promise<boolean>(() => undefined);
       },
     }).run('x', { signal: controller.signal });
-    while (!asked) await new Promise((r) => setTimeout(r, 1));
+    await vi.waitFor(() => expect(asked).toBe(true));
     controller.abort();
     await expect(run).rejects.toBeInstanceOf(CancelledError);
   });
@@ -578,11 +582,10 @@ describe('createAgent (abort)', () => {
     const model = createScriptedModel([{ toolCalls: [{ name: 'slow_job', arguments: {} }] }]);
     for await (const event of createAgent({ model, tools: [slowTool(seen)] }).stream('x')) {
       if (event.type === 'tool-call') {
-        while (!seen.started) await new Promise((r) => setTimeout(r, 1));
+        await vi.waitFor(() => expect(seen.started).toBe(true));
         break;
       }
     }
-    while (!seen.aborted) await new Promise((r) => setTimeout(r, 1));
-    expect(seen.aborted).toBe(true);
+    await vi.waitFor(() => expect(seen.aborted).toBe(true));
   });
 });

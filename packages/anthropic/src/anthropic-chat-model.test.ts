@@ -24,7 +24,7 @@ import {
   wireFixtureJson,
   type FakeProvider,
 } from '@toolwire/testing/providers';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAnthropic } from './anthropic-provider.js';
 import type { AnthropicModelSettings } from './anthropic-chat-model.js';
 
@@ -60,10 +60,7 @@ afterAll(async () => {
 beforeEach(() => fake.reset());
 
 async function arrived(count: number): Promise<void> {
-  for (let i = 0; i < 400 && fake.requests.length < count; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  expect(fake.requests.length).toBeGreaterThanOrEqual(count);
+  await vi.waitFor(() => expect(fake.requests.length).toBeGreaterThanOrEqual(count));
 }
 
 function model(settings?: AnthropicModelSettings) {

@@ -23,7 +23,7 @@ import {
   wireFixtureJson,
   type FakeProvider,
 } from '@toolwire/testing/providers';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OllamaModelSettings } from './ollama-chat-model.js';
 import { createOllama } from './ollama-provider.js';
 
@@ -53,10 +53,7 @@ afterAll(async () => {
 beforeEach(() => fake.reset());
 
 async function arrived(count: number): Promise<void> {
-  for (let i = 0; i < 400 && fake.requests.length < count; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  expect(fake.requests.length).toBeGreaterThanOrEqual(count);
+  await vi.waitFor(() => expect(fake.requests.length).toBeGreaterThanOrEqual(count));
 }
 
 function model(settings?: OllamaModelSettings, headers?: Record<string, string>) {

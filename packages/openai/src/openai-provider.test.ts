@@ -797,6 +797,9 @@ describe('OpenAIChatModel stream idle timeout', () => {
     for await (const part of model.stream({ messages: [{ role: 'user', content: 'x' }] })) {
       if (part.type === 'text-delta') {
         deltas.push(part.delta);
+        // The slow consumer is what is under test, not a wait: it holds each part past the idle
+        // timeout.
+        // eslint-disable-next-line no-restricted-syntax
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
     }
