@@ -10,12 +10,19 @@ let applied: ToolwireConfig | undefined;
 
 /**
  * `@toolwire/codemode` (the TypeScript checker, the sandbox), imported at its first use, never at
- * start, with the shares of the process-wide sandbox set from `config`: each token's `limits.runs`
+ * start, its sandbox kept open from then on, with the shares of the process-wide sandbox set from `config`: each token's `limits.runs`
  * and `limits.typeChecks` over `policy.limits` (the sandbox's own defaults where none are set).
  * Every use passes the config it serves, so a reloaded config's shares apply from its first use.
  */
 export async function loadCodeMode(config: ToolwireConfig): Promise<typeof CodeModeModule> {
-  const codeMode = await (loaded ??= import('@toolwire/codemode'));
+  const codeMode = await (loaded ??= import('@toolwire/codemode').then((module) => {
+    // Held for the process's life: `/api/code` and the chat endpoints make a code mode per
+    // request, and the sandbox would otherwise close after each one and start again for the next
+    // (a fresh engine per script: hundreds of milliseconds on a busy machine). Idle, it keeps no
+    // process alive.
+    module.holdSharedSandbox();
+    return module;
+  }));
   if (applied !== config) {
     applied = config;
     const tokens = authTokensOf(config);
