@@ -7,7 +7,7 @@ import type { AuditEntry, AuditSink } from '../audit-log.js';
 import type { BreakerStateStore } from '../breaker-store.js';
 import type { CircuitBreaker, CircuitBreakerOptions } from '../circuit-breaker.js';
 import type { HttpUpstream } from '../http-upstream.js';
-import { JsonRpcFault, unknownTool } from '../json-rpc.js';
+import { unknownTool, type JsonRpcFault } from '../json-rpc.js';
 import { ForwarderMetrics } from '../metrics.js';
 import { ToolPolicy, type PolicyRefusal } from '../policy.js';
 import type { RateLimiter } from '../rate-limiter.js';
