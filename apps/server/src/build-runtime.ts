@@ -1,11 +1,12 @@
 import { join } from 'node:path';
+import { authTokensOf } from '@toolwire/config';
 import {
   createForwarder,
   isGatewayed,
   isKnownProtocol,
+  pathRuleWarnings,
   SUPPORTED_PROTOCOLS,
   type AuditEntry,
-  type AuthToken,
   type CircuitBreakerOptions,
   type Sessions,
 } from '@toolwire/forwarder';
@@ -78,6 +79,13 @@ export function runtimeBuilder(
   }
 
   return async function buildRuntime(config, previous) {
+    // A path rule that names its arguments but not all of a filesystem tool's is said at load.
+    for (const warning of pathRuleWarnings(
+      config.policy?.paths ?? [],
+      config.mcpServers,
+      config.namespace?.separator,
+    ))
+      logger.warn(warning, { setting: 'policy.paths' });
     const registryKey = registryKeyOf(config);
     const registry =
       previous && previous.registryKey === registryKey
@@ -129,7 +137,8 @@ export function runtimeBuilder(
       config,
       registry,
       forwarder,
-      tokens: new Map((config.auth?.tokens ?? []).map((t) => [t.token, t as AuthToken])),
+      // With their default client names ("token-<n>"), as the forwarder names them.
+      tokens: new Map(authTokensOf(config).map((token) => [token.token, token])),
       active: new Set(),
       registryKey,
     };

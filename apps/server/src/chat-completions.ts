@@ -5,7 +5,9 @@ import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
 import { JsonRpcFault, toolErrorOf, type AuthToken } from '@toolwire/forwarder';
 import { toToolResult } from '@toolwire/mcp';
 import { toolContent, type AnyTool, type Message } from '@toolwire/schema';
+import { loadCodeMode } from './code-mode-loader.js';
 import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
+import { holdsGrant } from './grants.js';
 import { HttpError, markLongLived, readJson, sendJson } from './http-util.js';
 import type { Logger } from './logger.js';
 import type { SharedState } from './shared-state.js';
@@ -229,17 +231,19 @@ export async function gatewayAgent(
     import('@toolwire/agent'),
   ]);
   const model = chatModelFromConfig(runtime.config, request.model);
-  // codeMode.defaults and codeMode.models[].match decide per model whether it gets execute_code.
+  // codeMode.defaults and codeMode.models[].match decide per model whether it gets execute_code;
+  // a token not granted execute_code gets the tools it may call directly instead.
   const codeSettings = resolveCodeModeSettings(runtime.config.codeMode, model.modelId);
-  const codeModeTools = codeSettings.enabled
-    ? (await import('@toolwire/codemode')).createCodeModeTools({
-        source: gatewayToolSource(runtime, token),
-        ...(token ? { owner: token.client } : {}),
-        excludedTools: codeSettings.excludedTools,
-        pinnedTools: codeSettings.pinnedTools,
-        typecheck: 'warn',
-      })
-    : undefined;
+  const codeModeTools =
+    codeSettings.enabled && holdsGrant(runtime, token, 'execute_code')
+      ? (await loadCodeMode(runtime.config)).createCodeModeTools({
+          source: gatewayToolSource(runtime, token),
+          ...(token ? { owner: token.client } : {}),
+          excludedTools: codeSettings.excludedTools,
+          pinnedTools: codeSettings.pinnedTools,
+          typecheck: 'warn',
+        })
+      : undefined;
   // Release the code mode (its source listener, its share of the executor) with the response.
   res.once('close', () => {
     codeModeTools?.close().catch((error: unknown) => {

@@ -4,7 +4,9 @@ import { isKnownProtocol, JsonRpcFault, type AuthToken } from '@toolwire/forward
 import type { CallLog } from './call-log.js';
 import { HttpError, readJson, sendJson } from './http-util.js';
 import type { SharedState } from './shared-state.js';
+import { loadCodeMode, sandboxRefusal } from './code-mode-loader.js';
 import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
+import { requireGrant } from './grants.js';
 import type { Runtime } from './runtime.js';
 
 export interface DashboardApiContext {
@@ -134,13 +136,16 @@ export async function handleDashboardApi(
     return;
   }
   if (path === '/api/declarations' && req.method === 'GET') {
+    requireGrant(runtime, token, 'execute_code');
     // Code mode (the TypeScript checker, the sandbox) loads at its first use, not at start.
-    const { generateDeclarations } = await import('@toolwire/codemode');
+    const { generateDeclarations } = await loadCodeMode(runtime.config);
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     res.end(generateDeclarations(visibleTools(runtime, token)).text);
     return;
   }
   if (path === '/api/code' && req.method === 'POST') {
+    // Refused before the body is read or the sandbox is loaded.
+    requireGrant(runtime, token, 'execute_code');
     const body = await readJson(req, ctx.maxBody);
     if (!isRecord(body) || typeof body.code !== 'string' || body.code.trim() === '') {
       throw new HttpError(400, 'code: expected TypeScript source', -32602);
@@ -152,13 +157,15 @@ export async function handleDashboardApi(
     res.on('close', () => {
       if (!res.writableEnded) controller.abort();
     });
-    const { runCode } = await import('@toolwire/codemode');
+    const { runCode } = await loadCodeMode(runtime.config);
     const result = await runCode(body.code, {
       source: gatewayToolSource(runtime, token),
       ...(token ? { owner: token.client } : {}),
       typecheck,
       limits: { timeoutMs: 10_000 },
       signal: controller.signal,
+    }).catch((error: unknown) => {
+      throw sandboxRefusal(error) ?? error;
     });
     sendJson(res, 200, result);
     return;

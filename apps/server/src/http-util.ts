@@ -8,6 +8,7 @@ export {
   LOOPBACK_HOSTS,
   authenticate,
   createHttpGuard,
+  createHttpListener,
   readJson,
   sendJson,
   sendHttpError as sendError,

@@ -1,8 +1,8 @@
-import type * as CodeModeModule from '@toolwire/codemode';
 import type { CodeMode } from '@toolwire/codemode';
 import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
 import type { AuthToken, CallerToolsProvider, CallerToolSource } from '@toolwire/forwarder';
 import type { ToolwireConfig } from '@toolwire/mcp';
+import { loadCodeMode } from './code-mode-loader.js';
 
 /** `execute_code` for models, as the chat endpoints give it: type errors are reported, the code still runs. */
 const TYPECHECK = 'warn';
@@ -20,8 +20,7 @@ const TYPECHECK = 'warn';
 export function mcpCodeMode(config: ToolwireConfig): CallerToolsProvider | undefined {
   const settings = resolveCodeModeSettings(config.codeMode);
   if (!settings.enabled) return undefined;
-  let loaded: Promise<typeof CodeModeModule> | undefined;
-  const load = () => (loaded ??= import('@toolwire/codemode'));
+  const load = () => loadCodeMode(config);
   // One code mode per token: it follows tool changes by itself. Its `execute_code` runs each
   // script against `context.tools`, the tools of the call's caller (its token, its address, the
   // call's span), checked against the same declarations its description shows.
@@ -41,8 +40,9 @@ export function mcpCodeMode(config: ToolwireConfig): CallerToolsProvider | undef
   }
 
   return {
-    async forCaller({ token, tools }) {
-      if (closed) return undefined;
+    async forCaller({ token, tools, allows }) {
+      // A token not granted execute_code is offered none (and no code mode is made for it).
+      if (closed || !allows('execute_code')) return undefined;
       let made = modes.get(token);
       if (!made) {
         made = open(tools, token);

@@ -4,6 +4,7 @@ import type { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels } from './chat-completions.js';
 import { serveDashboardAsset } from './dashboard-assets.js';
 import { handleDashboardApi, visibleServers } from './dashboard-api.js';
+import { requireGrant, type Grant } from './grants.js';
 import { authenticate, HttpError, sendJson, type HttpGuard } from './http-util.js';
 import type { Logger } from './logger.js';
 import { readiness } from './readiness.js';
@@ -45,6 +46,10 @@ interface Route {
    * guard (Host, Origin, fetch metadata, Content-Type); `token`: the guard and a bearer token.
    */
   access: 'public' | 'own' | 'guarded' | 'token';
+  /** The dashboard's page shell: a navigation from another site may open `/` (it holds no data). */
+  pageShell?: boolean;
+  /** A grant the token must hold (`access: 'token'`), checked before the route runs. */
+  grant?: Grant;
   handle(request: RouteRequest): void | Promise<void>;
 }
 
@@ -79,6 +84,7 @@ export function createRouter(
       path: (path) => serveDashboardAsset.has(path),
       methods: ['GET', 'HEAD'],
       access: 'guarded',
+      pageShell: true,
       handle: ({ req, res, path }) => serveDashboardAsset(path, req, res),
     },
     {
@@ -86,6 +92,7 @@ export function createRouter(
       methods: ['POST'],
       refuseOtherMethods: true,
       access: 'token',
+      grant: 'chat',
       handle: ({ runtime, token, req, res }) =>
         handleChatCompletions({ runtime, token, ...context }, req, res),
     },
@@ -94,6 +101,7 @@ export function createRouter(
       methods: ['POST'],
       refuseOtherMethods: true,
       access: 'token',
+      grant: 'chat',
       handle: ({ runtime, token, req, res }) =>
         handleResponses({ runtime, token, ...context }, req, res),
     },
@@ -152,13 +160,15 @@ export function createRouter(
       sendJson(res, 404, { error: { message: `Not found: ${path}` } });
       return;
     }
-    if (found.access === 'guarded' || found.access === 'token') options.guard.check(req);
+    if (found.access === 'guarded' || found.access === 'token')
+      options.guard.check(req, { pageShell: found.pageShell === true && path === '/' });
     const token = found.access === 'token' ? authenticate(req, runtime.tokens) : undefined;
     if (found.methods && !found.methods.includes(method)) {
       throw new HttpError(405, `Use ${found.methods.join(' or ')}`, -32600, {
         allow: found.methods.join(', '),
       });
     }
+    if (found.grant) requireGrant(runtime, token, found.grant);
     await found.handle({ runtime, req, res, path, target, token });
   };
 }

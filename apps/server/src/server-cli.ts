@@ -10,11 +10,13 @@ export interface ServerArgs {
   port: number;
   allowedHosts?: string[] | '*';
   requestTimeoutMs?: number;
+  maxConnections?: number;
+  maxConnectionsPerAddress?: number;
   drainMs: number;
   help: boolean;
 }
 
-const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] [--port 8787] [--allowed-hosts a,b|*] [--request-timeout-ms 30000] [--drain-ms 5000]
+const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] [--port 8787] [--allowed-hosts a,b|*] [--request-timeout-ms 30000] [--max-connections 4096] [--max-connections-per-address 1024] [--drain-ms 5000]
 
   --config FILE         toolwire.config.json (default: ./toolwire.config.json if present, else the built-in configuration)
   --host HOST           address to bind (default 127.0.0.1)
@@ -22,6 +24,9 @@ const USAGE = `Usage: toolwire-server [--config FILE] [--host 127.0.0.1] [--port
   --allowed-hosts LIST  Host names, and browser origins (http://app.example:3000), accepted besides the gateway's own
                         (DNS-rebinding and cross-site protection); "*" behind a proxy that checks them (also TOOLWIRE_ALLOWED_HOSTS)
   --request-timeout-ms MS  a whole request, body included, must arrive within this (default 30000; headers: 10 s)
+  --max-connections N   open connections in all (default 4096); one more is answered 503
+  --max-connections-per-address N  open connections from one client address (default 1024); behind a
+                        reverse proxy every connection comes from it: raise this to --max-connections
   --drain-ms MS         on SIGTERM, keep serving this long while /readyz answers 503, so a load balancer moves
                         away first; then stop listening and close each connection after its answer (default 5000; 0 stops at once)
 
@@ -51,6 +56,8 @@ export function parseServerArgs(
         port: { type: 'string' },
         'allowed-hosts': { type: 'string' },
         'request-timeout-ms': { type: 'string' },
+        'max-connections': { type: 'string' },
+        'max-connections-per-address': { type: 'string' },
         'drain-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -87,6 +94,17 @@ export function parseServerArgs(
       message: `--request-timeout-ms: expected a whole number of milliseconds >= 1000, got "${timeoutText}"`,
     });
   }
+  const count = (flag: 'max-connections' | 'max-connections-per-address'): number | undefined => {
+    const text = values[flag];
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) {
+      throw new UsageError({ message: `--${flag}: expected a whole number >= 1, got "${text}"` });
+    }
+    return value;
+  };
+  const maxConnections = count('max-connections');
+  const maxConnectionsPerAddress = count('max-connections-per-address');
   const drainText = values['drain-ms'];
   const drainMs = drainText === undefined ? DEFAULT_DRAIN_MS : Number(drainText);
   if (!Number.isInteger(drainMs) || drainMs < 0) {
@@ -98,6 +116,8 @@ export function parseServerArgs(
     drainMs,
     ...(values.config !== undefined ? { configPath: values.config } : {}),
     ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+    ...(maxConnections !== undefined ? { maxConnections } : {}),
+    ...(maxConnectionsPerAddress !== undefined ? { maxConnectionsPerAddress } : {}),
     host: values.host ?? '127.0.0.1',
     port,
     ...(allowedHosts !== undefined ? { allowedHosts } : {}),
@@ -133,6 +153,10 @@ export async function runServerCli(argv: string[]): Promise<number> {
       port: args.port,
       ...(allowedHosts !== undefined ? { allowedHosts } : {}),
       ...(args.requestTimeoutMs !== undefined ? { requestTimeoutMs: args.requestTimeoutMs } : {}),
+      ...(args.maxConnections !== undefined ? { maxConnections: args.maxConnections } : {}),
+      ...(args.maxConnectionsPerAddress !== undefined
+        ? { maxConnectionsPerAddress: args.maxConnectionsPerAddress }
+        : {}),
       drainMs: args.drainMs,
     });
   } catch (error) {

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import { type AuditEntry, type CircuitBreakerOptions, Sessions } from '@toolwire/forwarder';
@@ -12,6 +12,7 @@ import {
   HttpError,
   LOOPBACK_HOSTS,
   createHttpGuard,
+  createHttpListener,
   isLongLived,
   markLongLived,
   sendError,
@@ -44,12 +45,19 @@ export interface StartServerOptions {
   allowedHosts?: string[] | '*';
   /** Largest request body accepted, in bytes (default 4 MiB). */
   maxBodyBytes?: number;
-  /** A request's headers must arrive within this (default 10 s); slow senders are cut off. */
+  /** A request's headers must arrive within this (default 10 s), however slowly they trickle. */
   headersTimeoutMs?: number;
   /** A whole request, body included, must arrive within this (default 30 s). */
   requestTimeoutMs?: number;
   /** An idle keep-alive connection is closed after this (default 5 s). */
   keepAliveTimeoutMs?: number;
+  /** Open connections in all (default 4096); one more is answered 503 and closed. */
+  maxConnections?: number;
+  /**
+   * Open connections from one client address (default 1024); one more is answered 503 and closed.
+   * Behind a reverse proxy every connection comes from its address: raise this to `maxConnections`.
+   */
+  maxConnectionsPerAddress?: number;
   /** How long shutdown waits for in-flight requests (default 10 s). */
   shutdownGraceMs?: number;
   /**
@@ -123,7 +131,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const guard = createHttpGuard({ allowedHosts, allowedOrigins, setting: '--allowed-hosts' });
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const callLog = new CallLog(200);
-  let openConnections = 0;
   const shared: SharedState = initialConfig.redis
     ? createRedisState(initialConfig.redis, logger)
     : createMemoryState();
@@ -158,7 +165,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     maxBodyBytes: maxBody,
     ...(options.backoff ? { backoff: options.backoff } : {}),
     ...(options.breaker ? { breaker: options.breaker } : {}),
-    openConnections: () => openConnections,
+    openConnections: () => listener.openConnections(),
   });
 
   // Set once the port is bound: a busy port is reported before any MCP server is started.
@@ -220,14 +227,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     return next;
   }
 
-  const headersTimeout = options.headersTimeoutMs ?? 10_000;
-  const server = createServer(
+  // Headers within 10 s however they trickle, bodies within the request timeout, idle keep-alive
+  // connections closed, connections capped in all and per address, and refusals sent before a body
+  // was read kept readable (`createHttpListener`).
+  const listener = createHttpListener(
     {
-      headersTimeout,
-      requestTimeout: Math.max(options.requestTimeoutMs ?? 30_000, headersTimeout),
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
-      // How often Node looks for connections past those timeouts (default 30 s).
-      connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+      headersTimeoutMs: options.headersTimeoutMs,
+      requestTimeoutMs: options.requestTimeoutMs,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs,
+      maxConnections: options.maxConnections,
+      maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+      onRefused: refusalLog(logger),
     },
     (req, res) => {
       if (runtime === undefined) {
@@ -237,6 +247,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       handle(req, res);
     },
   );
+  const server = listener.server;
 
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
@@ -275,6 +286,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (stoppedListening || (draining && req.method === 'GET')) closeAfter(res);
     res.once('finish', done);
     res.once('close', done);
+    // A browser client of an origin in --allowed-hosts: its preflight is answered here (before
+    // auth: a preflight carries no token), its answers readable.
+    if (guard.cors(req, res)) return;
     route(current, req, res).catch((error: unknown) => {
       if (!(error instanceof HttpError)) {
         logger.error('request failed', { path: req.url, error: (error as Error).message });
@@ -289,19 +303,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   let acceptedBeforeLastSecond = 0;
   const acceptedWindow = setInterval(() => (acceptedBeforeLastSecond = acceptedTotal), 1000);
   acceptedWindow.unref();
-  server.on('connection', (socket) => {
-    openConnections++;
-    acceptedTotal++;
-    socket.once('close', () => openConnections--);
-  });
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // A request that took too long answers 408 (Node's timeouts); anything else malformed, 400.
-    const status =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
-    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
-    logger.debug('client error', { error: error.message });
-  });
-
+  server.on('connection', () => acceptedTotal++);
   try {
     await new Promise<void>((resolvePromise, reject) => {
       server.once('error', reject);
@@ -427,6 +429,35 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     get runtime() {
       return runtime;
     },
+  };
+}
+
+/**
+ * Logs refused connections without letting a flood of them flood the log: the first of each kind
+ * in a minute is logged with its address, the rest are counted into the next line.
+ */
+function refusalLog(
+  logger: Logger,
+): (reason: 'global' | 'address' | 'headers', address: string) => void {
+  const REASONS = {
+    global: 'too many connections (--max-connections)',
+    address: 'too many connections from one address (--max-connections-per-address)',
+    headers: 'headers not complete in time',
+  };
+  const last = new Map<string, { at: number; suppressed: number }>();
+  return (reason, address) => {
+    const now = Date.now();
+    const seen = last.get(reason);
+    if (seen && now - seen.at < 60_000) {
+      seen.suppressed++;
+      return;
+    }
+    logger.warn('connection refused', {
+      reason: REASONS[reason],
+      address,
+      ...(seen?.suppressed ? { alsoRefusedSinceLastLine: seen.suppressed } : {}),
+    });
+    last.set(reason, { at: now, suppressed: 0 });
   };
 }
 

@@ -20,7 +20,7 @@ describe('POST /v1/chat/completions', () => {
       auth: {
         tokens: [
           { token: ADMIN, client: 'openai-sdk', allow: ['*'] },
-          { token: LIMITED, client: 'limited', allow: ['calculate'] },
+          { token: LIMITED, client: 'limited', allow: ['chat', 'calculate'] },
         ],
       },
       chat: {

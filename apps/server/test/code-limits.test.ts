@@ -46,7 +46,9 @@ describe('POST /api/code on the toolwire-server binary', () => {
       JSON.stringify({
         nativeTools: ['calculate'],
         mcpServers: {},
-        auth: { tokens: [{ token: TOKEN, client: 'limited', allow: ['calculate'] }] },
+        auth: {
+          tokens: [{ token: TOKEN, client: 'limited', allow: ['execute_code', 'calculate'] }],
+        },
       }),
     );
     writeFileSync(join(directory, 'secret.ts'), `export const secret = 'TOP-SECRET-VALUE';\n`);

@@ -110,8 +110,12 @@ describe('startServer with auth', () => {
       { name: 'fx__add', arguments: { a: 1, b: 2 } },
       bearer(READER),
     );
-    expect(refused.body.error.code).toBe(-32003);
-    expect(refused.body.error.data.policy).toMatch(/auth/);
+    // Answered as a tool that does not exist: the rule is for the audit log, not the client.
+    expect(refused.body.error).toEqual({
+      code: -32602,
+      message: 'Unknown tool: fx__add',
+      data: { tool: 'fx__add' },
+    });
     const passthrough = await modernCall(
       `${gw.url}/servers/fx/mcp`,
       'tools/list',
@@ -133,7 +137,10 @@ describe('startServer with auth', () => {
         body: JSON.stringify({ name: 'fx__add', arguments: { a: 1, b: 1 } }),
       })
     ).json()) as any;
-    expect(viaApi).toMatchObject({ ok: false, error: { code: -32003 } });
+    expect(viaApi).toMatchObject({
+      ok: false,
+      error: { code: -32602, message: 'Unknown tool: fx__add' },
+    });
     const admin = await modernCall(`${gw.url}/mcp`, 'tools/list', {}, bearer(ADMIN));
     expect(admin.body.result.tools.length).toBeGreaterThan(2);
   });

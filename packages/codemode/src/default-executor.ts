@@ -23,6 +23,23 @@ export async function releaseDefaultExecutor(): Promise<void> {
 }
 
 /**
+ * Keeps the shared sandbox open until the returned function is called, even while no code mode
+ * uses it. A server that runs one-shot scripts (`runCode`) or makes a code mode per request holds
+ * it: otherwise the sandbox closes after each script when no other holds it, and the next one
+ * waits for a fresh engine to start (hundreds of milliseconds on a busy machine). Idle, it keeps
+ * no process alive.
+ */
+export function holdSharedSandbox(): () => Promise<void> {
+  useDefaultExecutor();
+  let held = true;
+  return async () => {
+    if (!held) return;
+    held = false;
+    await releaseDefaultExecutor();
+  };
+}
+
+/**
  * Closes the shared default executor now, whoever still uses it (it is made again if code mode
  * needs it later). Normally not needed: it closes when the last code mode using it is closed.
  */

@@ -14,6 +14,7 @@ export type {
 export {
   closeDefaultExecutor,
   configureSharedSandbox,
+  holdSharedSandbox,
   warmUpSharedSandbox,
 } from './default-executor.js';
 export {

@@ -206,6 +206,63 @@ export const pathRuleConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** How much of a shared capacity one caller may hold at once, and how many of its requests wait. */
+function shareConfigSchema(what: string, concurrent: string, queued: string) {
+  return Type.Object(
+    {
+      concurrent: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          description: `${what} one caller runs at once (default ${concurrent}).`,
+        }),
+      ),
+      queued: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          description: `${what} of one caller waiting for their turn (default ${queued}); one more is refused as a rate limit with retryAfterMs.`,
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  );
+}
+
+/**
+ * What one caller (a token's client; `anonymous` without auth) may hold of the gateway at once, so
+ * that no token takes more than its share: `policy.limits` for every caller, a token's own
+ * `limits` over it. Refusals are rate-limit errors with `retryAfterMs`.
+ */
+export const callerLimitsConfigSchema = Type.Object(
+  {
+    sessions: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Live 2025-era MCP sessions (initialized, not ended, used within the idle window) on one instance (default 256).',
+      }),
+    ),
+    streams: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Open server-to-client streams on one instance: GET streams of sessions, 2026-07-28 subscriptions, GET streams of /servers/<name>/mcp (default 32).',
+      }),
+    ),
+    calls: Type.Optional(shareConfigSchema('Tool calls to upstreams', '32', '128')),
+    runs: Type.Optional(
+      shareConfigSchema('Code runs in the shared sandbox', 'half the sandbox pool', '16'),
+    ),
+    typeChecks: Type.Optional(
+      shareConfigSchema('Type checks of code', 'half the type-check workers', '16'),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'What one caller (a token; "anonymous" without auth) may hold at once, so that none takes more than its share. Refusals are rate-limit errors with retryAfterMs.',
+  },
+);
+
 export const authTokenConfigSchema = Type.Object(
   {
     token: Type.String({ minLength: 1 }),
@@ -219,9 +276,10 @@ export const authTokenConfigSchema = Type.Object(
     allow: Type.Optional(
       Type.Array(Type.String(), {
         description:
-          'What this token may list and reach: the patterns of policy.allow (tools and prompts by namespaced name, "resources:<server>"). Absent: everything policy allows; [] grants nothing.',
+          'What this token may list and reach: the patterns of policy.allow (tools and prompts by namespaced name, "resources:<server>"), plus the grants "execute_code" (run code anywhere) and "chat" (the chat endpoints). Absent: everything policy allows; [] grants nothing.',
       }),
     ),
+    limits: Type.Optional(callerLimitsConfigSchema),
   },
   { additionalProperties: false },
 );
@@ -323,6 +381,7 @@ export const toolwireConfigSchema = Type.Object(
             ),
           ),
           timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+          limits: Type.Optional(callerLimitsConfigSchema),
         },
         { additionalProperties: false },
       ),
@@ -382,6 +441,7 @@ export type McpServerConfig = Static<typeof mcpServerConfigSchema>;
 export type McpOAuthConfig = Static<typeof mcpOAuthConfigSchema>;
 export type NamespaceConfig = Static<typeof namespaceConfigSchema>;
 export type AuthTokenConfig = Static<typeof authTokenConfigSchema>;
+export type CallerLimitsConfig = Static<typeof callerLimitsConfigSchema>;
 export type PathRuleConfig = Static<typeof pathRuleConfigSchema>;
 export type CodeModeConfig = Static<typeof codeModeConfigSchema>;
 export type NativeToolName = NonNullable<ToolwireConfig['nativeTools']>[number];

@@ -65,8 +65,9 @@ describe('createForwarder aggregated resources and prompts', () => {
       arguments: { arg1: 'a', arg2: 'b' },
     });
     expect(JSON.stringify(prompt.messages)).toContain("arg1='a'");
+    // A blocked prompt is answered as one that does not exist.
     await expect(client.getPrompt({ name: 'conf__test_prompt_with_image' })).rejects.toThrow(
-      /policy\.block/,
+      /Unknown prompt: conf__test_prompt_with_image/,
     );
   });
 

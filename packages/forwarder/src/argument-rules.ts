@@ -29,9 +29,84 @@ export const FILESYSTEM_PATH_ARGUMENTS: readonly string[] = [
   'destination',
 ];
 
+/**
+ * The path arguments of each tool of `@modelcontextprotocol/server-filesystem` (what a rule with
+ * an explicit `arguments` list must name to check that tool fully).
+ */
+const FILESYSTEM_TOOL_ARGUMENTS: Readonly<Record<string, readonly string[]>> = {
+  read_file: ['path'],
+  read_text_file: ['path'],
+  read_media_file: ['path'],
+  read_multiple_files: ['paths.*'],
+  write_file: ['path'],
+  edit_file: ['path'],
+  create_directory: ['path'],
+  list_directory: ['path'],
+  list_directory_with_sizes: ['path'],
+  directory_tree: ['path'],
+  move_file: ['source', 'destination'],
+  search_files: ['path'],
+  get_file_info: ['path'],
+};
+
+/**
+ * Warnings for path rules that leave path arguments unchecked without a word: a rule with an
+ * explicit `arguments` list whose `tools` match a tool of a server-filesystem upstream but that
+ * does not name one of that tool's path arguments (`move_file`'s `source` and `destination`).
+ * One line per rule, naming the rule, the arguments and the tools.
+ */
+export function pathRuleWarnings(
+  rules: readonly PathArgumentRule[],
+  servers: Record<string, { command?: string; args?: unknown; cwd?: unknown }> = {},
+  separator = '__',
+): string[] {
+  const filesystems = [...filesystemDirectories(servers).keys()];
+  const warnings: string[] = [];
+  rules.forEach((rule, index) => {
+    const named = rule.arguments ?? rule.paths;
+    if (named === undefined) return;
+    const match = compileGlobs(rule.tools);
+    if (!match) return;
+    const missing = new Map<string, string[]>();
+    for (const server of filesystems) {
+      for (const [tool, wanted] of Object.entries(FILESYSTEM_TOOL_ARGUMENTS)) {
+        const name = `${server}${separator}${tool}`;
+        if (!match(name)) continue;
+        for (const argument of wanted) {
+          if (named.includes(argument)) continue;
+          missing.set(argument, [...(missing.get(argument) ?? []), name]);
+        }
+      }
+    }
+    if (missing.size === 0) return;
+    const list = [...missing].map(([argument, tools]) => `"${argument}" (${tools.join(', ')})`);
+    warnings.push(
+      `policy.paths[${index}].arguments leaves out ${list.join(', ')}: those path arguments are not checked. Name them, or leave "arguments" out to check every path argument of server-filesystem.`,
+    );
+  });
+  return warnings;
+}
+
 export interface ArgumentViolation {
   path: string;
   message: string;
+}
+
+/**
+ * What `ArgumentRules.confine` decided: a violation, or the arguments to hand the upstream, each
+ * checked path replaced by the real path it resolved to (so a symlink swapped between our check
+ * and the upstream's open changes nothing), with what to check again once the call is done.
+ */
+export type ConfinedArguments =
+  | { violation: ArgumentViolation; args?: undefined; handed?: undefined }
+  | { violation?: undefined; args: unknown; handed: HandedPath[] };
+
+/** A real path handed to the upstream in place of an argument, and the roots it had to be in. */
+export interface HandedPath {
+  /** The argument's place (`source`, `paths[1]`). */
+  at: string;
+  real: string;
+  realRoots: readonly string[];
 }
 
 interface CompiledRule {
@@ -58,6 +133,21 @@ function valuesAt(
   }
   if (isRecord(value) && head! in value)
     valuesAt(value[head!], rest, at ? `${at}.${head}` : head!, out);
+}
+
+/**
+ * `value` with the leaves at `segments` (`*` for every array item) that equal `from` replaced by
+ * `to`, copied along the way (the caller's object is left as it is).
+ */
+function replaceAt(value: unknown, segments: readonly string[], from: string, to: string): unknown {
+  if (segments.length === 0) return value === from ? to : value;
+  const [head, ...rest] = segments;
+  if (head === '*') {
+    return Array.isArray(value) ? value.map((item) => replaceAt(item, rest, from, to)) : value;
+  }
+  if (!isRecord(value) || !(head! in value)) return value;
+  const next = replaceAt(value[head!], rest, from, to);
+  return next === value[head!] ? value : { ...value, [head!]: next };
 }
 
 /** `path` with symlinks resolved: the realpath of its longest existing prefix, plus the rest. */
@@ -135,12 +225,28 @@ export class ArgumentRules {
     args: unknown,
     server?: string,
   ): Promise<ArgumentViolation | undefined> {
+    return (await this.confine(names, args, server)).violation;
+  }
+
+  /**
+   * Checks the path arguments as `check` does and, when they pass, gives the arguments to hand the
+   * upstream: each checked path replaced by its real path (symlinks resolved, relative paths made
+   * absolute the way the upstream would), so that what the upstream opens is what was checked
+   * even if a symlink on the way is swapped meanwhile. `recheck` the handed paths after the call.
+   */
+  async confine(
+    names: string | readonly string[],
+    args: unknown,
+    server?: string,
+  ): Promise<ConfinedArguments> {
     const list = typeof names === 'string' ? [names] : names;
     // Roots are compared by their real paths (a root that is itself a symlink still works).
     this.realRoots ??= Promise.all(
       this.rules.map((rule) => Promise.all(rule.roots.map((root) => resolveExisting(root)))),
     );
     const realRoots = await this.realRoots;
+    let confined = args;
+    const handed: HandedPath[] = [];
     for (const [index, rule] of this.rules.entries()) {
       if (!list.some((name) => rule.match(name))) continue;
       for (const segments of rule.arguments) {
@@ -151,20 +257,41 @@ export class ArgumentRules {
           const relativeTo =
             rule.relativeTo ??
             (server !== undefined ? this.upstreamDirectories.get(server) : undefined);
-          const violation = await this.checkPath(value, rule, realRoots[index]!, relativeTo);
-          if (violation) return { path: at, message: violation };
+          const checked = await this.checkPath(value, rule, realRoots[index]!, relativeTo);
+          if (typeof checked === 'string') return { violation: { path: at, message: checked } };
+          handed.push({ at, real: checked.real, realRoots: realRoots[index]! });
+          confined = replaceAt(confined, segments, value, checked.real);
         }
+      }
+    }
+    return { args: confined, handed };
+  }
+
+  /**
+   * After the call: each handed real path must still be itself (no symlink appeared on it while
+   * the call ran) and inside its roots; else the call may have reached outside them, and its
+   * result is not to be given out.
+   */
+  async recheck(handed: readonly HandedPath[]): Promise<ArgumentViolation | undefined> {
+    for (const { at, real, realRoots } of handed) {
+      const now = await resolveExisting(real);
+      if (now !== real || !inside(now, realRoots)) {
+        return {
+          path: at,
+          message: `path ${real} changed while the call ran (it now resolves to ${now}); the result is withheld`,
+        };
       }
     }
     return undefined;
   }
 
+  /** Why the path is refused, or its real path. */
   private async checkPath(
     value: string,
     rule: CompiledRule,
     realRoots: readonly string[],
     relativeTo: readonly string[] | undefined,
-  ): Promise<string | undefined> {
+  ): Promise<string | { real: string }> {
     const form = refusedForm(value);
     if (form) return form;
     let absolute: string;
@@ -178,7 +305,7 @@ export class ArgumentRules {
       return `path "${value}" is relative (give an absolute path inside ${rule.roots.join(', ')})`;
     }
     const real = await resolveExisting(absolute);
-    if (inside(absolute, rule.roots) && inside(real, realRoots)) return undefined;
+    if (inside(absolute, rule.roots) && inside(real, realRoots)) return { real };
     return real !== absolute && inside(absolute, rule.roots)
       ? `path "${value}" resolves through a symlink to ${real}, outside the allowed roots (${rule.roots.join(', ')})`
       : `path "${value}" resolves outside the allowed roots (${rule.roots.join(', ')})`;

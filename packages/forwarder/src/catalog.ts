@@ -6,10 +6,9 @@ import {
   isRecord,
   JsonRpcFault,
   METHOD_NOT_FOUND,
-  POLICY_REFUSED,
-  RESOURCE_NOT_FOUND,
+  resourceNotFound,
+  unknownPrompt,
 } from './json-rpc.js';
-import type { PolicyRefusal } from './policy.js';
 import type { ToolSource } from './tool-source.js';
 
 type Item = [server: string, item: Record<string, unknown>];
@@ -28,13 +27,19 @@ export class Catalog {
     private readonly timeoutMs: number,
   ) {}
 
-  /** `prompts/list`: every upstream's prompts under their exposed names, those `token` may use. */
+  /** `prompts/list`: the prompts of the upstreams `token` reaches, those it may use, under their exposed names. */
   async listPrompts(
     route: string | undefined,
     token: AuthToken | undefined,
     signal?: AbortSignal,
   ): Promise<{ prompts: Record<string, unknown>[] }> {
-    const prompts = await this.gather(route, 'prompts/list', 'prompts', signal);
+    const prompts = await this.gather(
+      route,
+      'prompts/list',
+      'prompts',
+      signal,
+      this.reachable(route, token),
+    );
     return {
       prompts: prompts
         .map(([server, prompt]) => ({
@@ -57,8 +62,7 @@ export class Catalog {
   ): Promise<unknown> {
     if (typeof params.name !== 'string')
       throw new JsonRpcFault(INVALID_PARAMS, 'params.name: expected the prompt name');
-    refuse(this.pipeline.policy.checkPrompt(this.promptPolicyName(params.name, route), token));
-    const { server, name } = this.splitPromptName(params.name, route);
+    const { server, name } = this.grantedPrompt(params.name, route, token);
     return this.upstreamRequest(server, 'prompts/get', { ...params, name }, signal);
   }
 
@@ -70,10 +74,7 @@ export class Catalog {
     signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
     const key = method === 'resources/list' ? 'resources' : 'resourceTemplates';
-    const granted = this.upstreamsFor(route).filter(
-      (server) => !this.pipeline.policy.checkResources(server, token),
-    );
-    const items = await this.gather(route, method, key, signal, granted);
+    const items = await this.gather(route, method, key, signal, this.readable(route, token));
     this.remember(items);
     return { [key]: items.map(([, item]) => item) };
   }
@@ -87,14 +88,13 @@ export class Catalog {
   ): Promise<unknown> {
     if (typeof params.uri !== 'string')
       throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
-    const owner = await this.resourceOwner(params.uri, route, signal);
-    refuse(this.pipeline.policy.checkResources(owner, token));
+    const owner = await this.grantedOwner(params.uri, route, token, signal);
     return this.upstreamRequest(owner, 'resources/read', params, signal);
   }
 
   /**
-   * `resources/subscribe` / `unsubscribe`: refused by policy first (so a limited token learns
-   * nothing more), then not offered on this route.
+   * `resources/subscribe` / `unsubscribe`: a resource the token may not read is not found (as on
+   * every method); one it may read is refused as not offered on this route.
    */
   async subscribe(
     method: string,
@@ -105,12 +105,7 @@ export class Catalog {
   ): Promise<never> {
     if (typeof params.uri !== 'string')
       throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
-    refuse(
-      this.pipeline.policy.checkResources(
-        await this.resourceOwner(params.uri, route, signal),
-        token,
-      ),
-    );
+    await this.grantedOwner(params.uri, route, token, signal);
     throw new JsonRpcFault(
       METHOD_NOT_FOUND,
       `${method} is not offered here (no resources.subscribe capability); subscribe through /servers/<name>/mcp of an HTTP upstream`,
@@ -126,8 +121,7 @@ export class Catalog {
   ): Promise<unknown> {
     const ref = isRecord(params.ref) ? params.ref : {};
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
-      refuse(this.pipeline.policy.checkPrompt(this.promptPolicyName(ref.name, route), token));
-      const { server, name } = this.splitPromptName(ref.name, route);
+      const { server, name } = this.grantedPrompt(ref.name, route, token);
       return this.upstreamRequest(
         server,
         'completion/complete',
@@ -136,11 +130,66 @@ export class Catalog {
       );
     }
     if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
-      const owner = await this.resourceOwner(ref.uri, route, signal);
-      refuse(this.pipeline.policy.checkResources(owner, token));
+      const owner = await this.grantedOwner(ref.uri, route, token, signal);
       return this.upstreamRequest(owner, 'completion/complete', params, signal);
     }
     throw new JsonRpcFault(INVALID_PARAMS, 'params.ref: expected a ref/prompt or ref/resource');
+  }
+
+  /**
+   * The upstream and upstream-side name of a prompt the token may use; a prompt it may not use is
+   * unknown, as one that does not exist (the rule goes to the audit line).
+   */
+  private grantedPrompt(
+    exposed: string,
+    route: string | undefined,
+    token: AuthToken | undefined,
+  ): { server: string; name: string } {
+    const split = this.splitPromptName(exposed, route);
+    if (!split || !this.upstreamsFor(route).includes(split.server)) throw unknownPrompt(exposed);
+    const refusal = this.pipeline.policy.checkPrompt(this.promptPolicyName(exposed, route), token);
+    if (refusal) {
+      this.pipeline.recordRefusal(`prompt:${exposed}`, split.server, { token }, refusal.message);
+      throw unknownPrompt(exposed);
+    }
+    return split;
+  }
+
+  /**
+   * The upstream that owns `uri`, among those whose resources the token may read; a resource of
+   * any other is not found, as one that does not exist (the rule goes to the audit line).
+   */
+  private async grantedOwner(
+    uri: string,
+    route: string | undefined,
+    token: AuthToken | undefined,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const readable = this.readable(route, token);
+    // A route names its upstream, and a gateway of one upstream has no other to ask: the URI goes
+    // to it unlisted. Elsewhere it must be listed by one the token may read.
+    const owner =
+      route !== undefined || this.upstreamsFor(undefined).length === 1
+        ? readable[0]
+        : await this.resourceOwner(uri, readable, signal);
+    if (owner !== undefined) return owner;
+    const hidden = route ?? this.knownOwner(uri);
+    const refusal = hidden !== undefined && this.pipeline.policy.checkResources(hidden, token);
+    if (refusal)
+      this.pipeline.recordRefusal(`resource:${uri}`, hidden!, { token }, refusal.message);
+    throw resourceNotFound(uri);
+  }
+
+  /** Upstreams of this route the token reaches at all. */
+  private reachable(route: string | undefined, token: AuthToken | undefined): string[] {
+    return this.upstreamsFor(route).filter((server) => this.pipeline.reaches(server, token));
+  }
+
+  /** Upstreams of this route whose resources the token may list and read. */
+  private readable(route: string | undefined, token: AuthToken | undefined): string[] {
+    return this.upstreamsFor(route).filter(
+      (server) => !this.pipeline.policy.checkResources(server, token),
+    );
   }
 
   private exposedPromptName(server: string, name: string, route: string | undefined): string {
@@ -234,10 +283,10 @@ export class Catalog {
   private splitPromptName(
     name: string,
     route: string | undefined,
-  ): { server: string; name: string } {
+  ): { server: string; name: string } | undefined {
     if (route !== undefined) return { server: route, name };
     const at = name.indexOf(this.pipeline.separator);
-    if (at <= 0) throw new JsonRpcFault(INVALID_PARAMS, `Unknown prompt: ${name}`);
+    if (at <= 0) return undefined;
     return { server: name.slice(0, at), name: name.slice(at + this.pipeline.separator.length) };
   }
 
@@ -258,29 +307,29 @@ export class Catalog {
     }
   }
 
-  /** The upstream that listed a URI (or a template matching it); lists them all once if unknown. */
+  /**
+   * The upstream among `servers` that listed a URI (or a template matching it), listing them once
+   * if unknown; `undefined` when none of them has it.
+   */
   private async resourceOwner(
     uri: string,
-    route: string | undefined,
+    servers: string[],
     signal?: AbortSignal,
-  ): Promise<string> {
-    if (route !== undefined) return route;
-    const servers = this.upstreamsFor(route);
-    if (servers.length === 1) return servers[0]!;
-    let owner = this.knownOwner(uri);
-    if (!owner) {
-      this.remember(await this.gather(route, 'resources/list', 'resources', signal));
-      this.remember(
-        await this.gather(route, 'resources/templates/list', 'resourceTemplates', signal),
-      );
-      owner = this.knownOwner(uri);
-    }
-    if (!owner) throw new JsonRpcFault(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
-    return owner;
+  ): Promise<string | undefined> {
+    if (servers.length === 0) return undefined;
+    const known = this.knownOwner(uri);
+    if (known !== undefined && servers.includes(known)) return known;
+    this.remember(await this.gather(undefined, 'resources/list', 'resources', signal, servers));
+    this.remember(
+      await this.gather(
+        undefined,
+        'resources/templates/list',
+        'resourceTemplates',
+        signal,
+        servers,
+      ),
+    );
+    const owner = this.knownOwner(uri);
+    return owner !== undefined && servers.includes(owner) ? owner : undefined;
   }
-}
-
-/** Throws the JSON-RPC refusal (naming the rule) when the policy refused. */
-function refuse(refusal: PolicyRefusal | null): void {
-  if (refusal) throw new JsonRpcFault(POLICY_REFUSED, refusal.message, { policy: refusal.policy });
 }

@@ -128,6 +128,23 @@ function call(
   );
 }
 
+/**
+ * The answer to a call of a tool the caller may not use is, byte for byte, the answer to a call of
+ * one that does not exist (SPEC.md: the policy detail goes to the audit log only).
+ */
+function expectAnsweredAsMissing(
+  hidden: { status: number; text: string },
+  hiddenName: string,
+  missing: { status: number; text: string },
+  missingName: string,
+): void {
+  expect(hidden.status).toBe(missing.status);
+  expect(hidden.text.replaceAll(hiddenName, '<name>')).toBe(
+    missing.text.replaceAll(missingName, '<name>'),
+  );
+  expect(hidden.text).toContain('Unknown tool');
+}
+
 async function sdkClient(
   url: string,
   mode: 'legacy' | 'auto',
@@ -329,8 +346,8 @@ describe('createForwarder', () => {
 });
 
 describe('policy', () => {
-  it('applies allow and block globs to tools/list and tools/call alike, naming the policy', async () => {
-    const { url, upstreams } = await setup({
+  it('applies allow and block globs to tools/list and tools/call alike, the rule in the audit line only', async () => {
+    const { url, upstreams, audit } = await setup({
       config: { policy: { allow: ['lean__*'], block: ['lean__write', 'lean__f*'] } },
     });
     const list = await rpc(
@@ -345,9 +362,13 @@ describe('policy', () => {
       'lean__ask',
     ]);
     const refused = await call(`${url}/mcp`, 'lean__write', { path: 'a' });
-    expect(refused.body.error.message).toContain('policy.block');
-    expect(refused.body.error.data.policy).toBe('policy.block');
+    const missing = await call(`${url}/mcp`, 'lean__nope', { path: 'a' });
+    expectAnsweredAsMissing(refused, 'lean__write', missing, 'lean__nope');
     expect(upstreams.lean!.counts.get('write')).toBeUndefined();
+    expect(audit.find((e) => e.tool === 'lean__write')).toMatchObject({
+      outcome: 'refused',
+      error: expect.stringContaining('policy.block'),
+    });
   });
 
   it("gives native and caller tools the caller's tools: their calls run with its token, policy and audit", async () => {
@@ -417,10 +438,13 @@ describe('policy', () => {
     const refused = await call(`${url}/mcp`, 'relay', { tool: 'lean__lookup' }, b);
     const answer = JSON.parse(refused.body.result.content[0].text);
     expect(answer.visible).toEqual(['relay']);
-    expect(answer.refused).toMatch(/not allowed|refused/i);
-    // whoami is not in b's allow list: neither listed nor callable.
-    expect((await call(`${url}/mcp`, 'whoami', {}, b)).body.error.data.policy).toBe(
-      'auth.tokens.allow',
+    expect(answer.refused).toBe('Unknown tool: lean__lookup');
+    // whoami is not in b's allow list: neither listed nor callable, as if it did not exist.
+    expectAnsweredAsMissing(
+      await call(`${url}/mcp`, 'whoami', {}, b),
+      'whoami',
+      await call(`${url}/mcp`, 'whoareyou', {}, b),
+      'whoareyou',
     );
     expect(
       audit
@@ -470,7 +494,12 @@ describe('policy', () => {
       { key: 'k' },
       { authorization: 'Bearer secret-a' },
     );
-    expect(refused.body.error.data.policy).toBe('auth.tokens.allow');
+    expectAnsweredAsMissing(
+      refused,
+      'lean__lookup',
+      await call(`${url}/mcp`, 'lean__nope', { key: 'k' }, { authorization: 'Bearer secret-a' }),
+      'lean__nope',
+    );
     const allowed = await call(
       `${url}/mcp`,
       'lean__lookup',
@@ -1031,7 +1060,7 @@ describe('routes', () => {
     const result = await client.callTool({ name: 'echo', arguments: { text: 'direct' } });
     expect(result.content).toEqual([{ type: 'text', text: 'direct' }]);
     await expect(client.callTool({ name: 'write', arguments: { path: 'x' } })).rejects.toThrow(
-      /policy\.block/,
+      /Unknown tool: write/,
     );
     const missing = await rpc(
       `${url}/servers/nope/mcp`,
@@ -1044,7 +1073,11 @@ describe('routes', () => {
   it('applies name rules on the passthrough route even to tools the registry has not listed', async () => {
     const { url, upstreams } = await setup({ config: { policy: { block: ['lean__secret*'] } } });
     const refused = await call(`${url}/servers/lean/mcp`, 'secret_tool', {});
-    expect(refused.body.error.data.policy).toBe('policy.block');
+    expect(refused.body.error).toEqual({
+      code: -32602,
+      message: 'Unknown tool: secret_tool',
+      data: { tool: 'secret_tool' },
+    });
     expect(upstreams.lean!.received.some((r) => r.method === 'tools/call')).toBe(false);
   });
 

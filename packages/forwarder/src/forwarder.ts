@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runBatch, type BatchCall, type BatchResult } from './batch.js';
 import type { CallContext } from './call/call-context.js';
@@ -17,6 +17,7 @@ import {
   type HttpGuard,
 } from './http-guard.js';
 import { authenticate, decodePathSegment, sendHttpError, sendJson } from './http-helpers.js';
+import { createHttpListener, type HttpListenerOptions } from './http-listener.js';
 import { GatewayMode } from './gateway-mode.js';
 import { createMethodDispatch, type DispatchContext } from './method-dispatch.js';
 import { filterMetrics, ForwarderMetrics } from './metrics.js';
@@ -59,6 +60,8 @@ export interface CreateForwarderOptions extends CallPipelineOptions {
   sessions?: Sessions;
   /** Largest request body accepted, in bytes (default 4 MiB); a larger one is answered 413. */
   maxBodyBytes?: number;
+  /** Timeouts and connection caps of `listen()` (`createHttpListener` of `@toolwire/forwarder/http`). */
+  listener?: HttpListenerOptions;
 }
 
 export interface Forwarder {
@@ -153,6 +156,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     guard,
     maxBodyBytes: options.maxBodyBytes ?? MAX_BODY,
     closed: () => closed,
+    limits: (token) => pipeline.limitsOf(token),
   });
 
   /** Metrics text with the gauges (hidden tools, upstream health) brought up to date. */
@@ -181,6 +185,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
+    // A browser client of a listed origin: its preflight is answered here, its answers readable.
+    if (guard.cors(req, res)) return;
     const path = pathOf(req.url);
     const route = routeOf(path);
     if (route === undefined) {
@@ -224,17 +230,10 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     callTool: (name, args, context) => pipeline.call(name, args, context),
     batch: (calls, context) => runBatch(pipeline, calls, context),
     async listen({ host = '127.0.0.1', port = 0 } = {}) {
-      // Slow clients are cut off: headers within 10 s, the whole request within 30 s, idle
-      // keep-alive connections closed after 5 s.
-      const server = createServer(
-        {
-          headersTimeout: 10_000,
-          requestTimeout: 30_000,
-          keepAliveTimeout: 5_000,
-          connectionsCheckingInterval: 1_000,
-        },
-        handle,
-      );
+      // Slow clients are cut off (headers within 10 s however they trickle, the whole request
+      // within 30 s, idle keep-alive connections after 5 s), connections are capped, and a refusal
+      // sent before its body was read is read by the client (lingering close).
+      const { server } = createHttpListener(options.listener ?? {}, handle);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => resolve());

@@ -72,15 +72,22 @@ export class GatewayMode {
     return out;
   }
 
-  /** The upstream behind a gateway tool name, if `name` is one. */
-  serverOf(name: string): string | undefined {
+  /**
+   * The upstream behind a gateway tool name, if `name` is one the client reaches (the gateway tool
+   * of an upstream it does not reach is, to it, a tool that does not exist).
+   */
+  serverOf(name: string, token?: AuthToken): string | undefined {
     if (this.pipeline.tools().has(name)) return undefined;
-    for (const [server, tool] of this.gatewayNames()) if (tool === name) return server;
+    for (const [server, tool] of this.gatewayNames())
+      if (tool === name) return this.pipeline.reaches(server, token) ? server : undefined;
     return undefined;
   }
 
-  /** The aggregated `tools/list`: direct tools as they are, one gateway tool per gatewayed upstream. */
-  list(visible: readonly ToolEntry[]): ListedTool[] {
+  /**
+   * The aggregated `tools/list`: direct tools as they are, one gateway tool per gatewayed upstream
+   * the client reaches.
+   */
+  list(visible: readonly ToolEntry[], token?: AuthToken): ListedTool[] {
     const gateways = this.gatewayNames();
     const out: ListedTool[] = [];
     const counts = new Map<string, number>();
@@ -92,6 +99,7 @@ export class GatewayMode {
       out.push(listedTool(entry));
     }
     for (const [server, name] of gateways) {
+      if (!this.pipeline.reaches(server, token)) continue;
       const known = this.source.servers().find((s) => s.name === server)?.tools ?? 0;
       const visibleCount = counts.get(server) ?? 0;
       // Listed when the client may use one of its tools, or when none are known yet (lazy).
@@ -107,7 +115,10 @@ export class GatewayMode {
     return out;
   }
 
-  /** Runs one gateway-tool call; a wrong call answers `isError` with what to send instead. */
+  /**
+   * Runs one gateway-tool call; a wrong call answers `isError` with what to send instead. `server`
+   * comes from `serverOf`, which the client reaches: only then is an idle upstream started.
+   */
   async call(server: string, args: unknown, context: CallContext): Promise<CallToolResult> {
     try {
       const request = parseGatewayRequest(args);

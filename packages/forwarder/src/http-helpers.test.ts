@@ -168,17 +168,48 @@ describe('checkHost', () => {
     }
   });
 
-  it('refuses a cross-site request without an Origin, but for a GET navigation', () => {
+  it('refuses a cross-site request without an Origin, in any case, but for a GET navigation to the page shell', () => {
     const site = (headers: Record<string, string>, method = 'GET') =>
       ({ headers: { host: 'localhost', ...headers }, method }) as unknown as IncomingMessage;
     expect(() => checkHost(site({ 'sec-fetch-site': 'cross-site' }), allowed)).toThrow(
       /cross-site/,
     );
+    for (const value of ['CROSS-SITE', 'Same-Site', ' cross-site ', 'cross-site, same-origin'])
+      expect(() => checkHost(site({ 'sec-fetch-site': value }), allowed), value).toThrow();
     expect(() => checkHost(site({ 'sec-fetch-site': 'same-site' }, 'POST'), allowed)).toThrow();
-    expect(() =>
-      checkHost(site({ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' }), allowed),
-    ).not.toThrow();
+    const navigation = site({ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'NAVIGATE' });
+    // Only the page shell may be opened by a link from another site; every other route refuses.
+    expect(() => checkHost(navigation, allowed)).toThrow(/cross-site/);
+    expect(() => checkHost(navigation, allowed, 'x', [], true)).not.toThrow();
     expect(() => checkHost(site({ 'sec-fetch-site': 'same-origin' }), allowed)).not.toThrow();
+    expect(() => checkHost(site({ 'sec-fetch-site': 'NONE' }), allowed)).not.toThrow();
+  });
+
+  it('refuses a Host that is not exactly one host[:port]', () => {
+    for (const host of [
+      '[::1]evil.com',
+      '127.0.0.1:8080, evil.com',
+      'localhost:8080 evil.com',
+      'localhost:99999',
+      'localhost:0',
+      'localhost:',
+      'local host',
+      '::1',
+    ]) {
+      let caught: unknown;
+      try {
+        checkHost(req({ host }), allowed);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, host).toBeInstanceOf(HttpError);
+      expect((caught as HttpError).status, host).toBe(400);
+    }
+    const twice = {
+      headers: { host: 'localhost' },
+      headersDistinct: { host: ['localhost', 'evil.example'] },
+    } as unknown as IncomingMessage;
+    expect(() => checkHost(twice, allowed)).toThrow(/malformed Host/);
   });
 
   it('refuses a foreign Host naming the setting that widens the list', () => {

@@ -2,6 +2,8 @@
 // that serve routes of their own beside it (`toolwire-server`): one guard for every route, body
 // reading with a limit, JSON and JSON-RPC error answers, bearer tokens, streamed answers.
 export { createHttpGuard, LOOPBACK_HOSTS } from './http-guard.js';
+export { createHttpListener, HTTP_LISTENER_DEFAULTS } from './http-listener.js';
+export type { HttpListener, HttpListenerOptions } from './http-listener.js';
 export type { AllowedOrigins, HttpGuard, HttpGuardOptions } from './http-guard.js';
 export {
   HttpError,

@@ -52,8 +52,14 @@ export {
   ArgumentRules,
   FILESYSTEM_PATH_ARGUMENTS,
   filesystemDirectories,
+  pathRuleWarnings,
 } from './argument-rules.js';
-export type { PathArgumentRule, ArgumentViolation } from './argument-rules.js';
+export type {
+  PathArgumentRule,
+  ArgumentViolation,
+  ConfinedArguments,
+  HandedPath,
+} from './argument-rules.js';
 export { createJsonLinesAuditSink, isoTimeNow, lineBatcher, redactArguments } from './audit-log.js';
 export type { LineBatcher } from './audit-log.js';
 export type { AuditEntry, AuditSink } from './audit-log.js';
@@ -73,6 +79,13 @@ export {
   UPSTREAM_UNAVAILABLE,
   UPSTREAM_TIMEOUT,
 } from './json-rpc.js';
+export {
+  DEFAULT_CALLER_LIMITS,
+  callerKey,
+  callerLimitsOf,
+  sandboxShareOf,
+} from './caller-limits.js';
+export type { CallerLimits } from './caller-limits.js';
 export { Sessions } from './sessions.js';
 export type { Session, SessionsOptions, Subscription, ListKind } from './sessions.js';
 export { memorySessionStore, STREAM_EVENT_LOG_LENGTH } from './session-store.js';

@@ -75,6 +75,25 @@ export class JsonRpcFault extends ToolwireError {
   }
 }
 
+/**
+ * What a client hears of a tool, prompt or resource it may not reach: the very answer it gets for
+ * one that does not exist (SPEC: the policy detail goes to the audit log, not to the client), so a
+ * limited token cannot tell which exist.
+ */
+export function unknownTool(name: string): JsonRpcFault {
+  return new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
+}
+
+/** `unknownTool` for prompts (`prompts/get`, a prompt's completion). */
+export function unknownPrompt(name: string): JsonRpcFault {
+  return new JsonRpcFault(INVALID_PARAMS, `Unknown prompt: ${name}`);
+}
+
+/** `unknownTool` for resources (read, subscribe, a template's completion). */
+export function resourceNotFound(uri: string): JsonRpcFault {
+  return new JsonRpcFault(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+}
+
 /** A JSON-RPC error answer. */
 export function errorResponse(
   code: number,

@@ -131,10 +131,14 @@ describe('createMethodDispatch', () => {
     expect(answer.result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'public' });
   });
 
-  it('answers a refused call with the policy error, and never calls the upstream', async () => {
+  it('answers a refused call as one of a tool that does not exist, and never calls the upstream', async () => {
     const { dispatch, calls } = dispatchOver({ policy: { block: ['b__*'] } });
     const answer = (await dispatch(request('tools/call', { name: 'b__echo' }))) as any;
-    expect(answer.error).toMatchObject({ code: -32003, data: { policy: 'policy.block' } });
+    expect(answer.error).toEqual({
+      code: -32602,
+      message: 'Unknown tool: b__echo',
+      data: { tool: 'b__echo' },
+    });
     expect(calls).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import {
   isRecord,
   JsonRpcFault,
   METHOD_NOT_FOUND,
+  unknownTool,
   type JsonRpcRequest,
 } from './json-rpc.js';
 import {
@@ -111,7 +112,9 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         const { tools, hiddenByPolicy, unavailable } = pipeline.visibleTools(context.token, route);
         if (route === undefined) options.onToolsListed?.(hiddenByPolicy, unavailable);
         if (route === undefined)
-          return { tools: gateway.list(await pipeline.listedFor(context.token, tools)) };
+          return {
+            tools: gateway.list(await pipeline.listedFor(context.token, tools), context.token),
+          };
         return { tools: tools.map((entry) => listedTool(entry, entry.tool.originalName)) };
       }
       case 'tools/call': {
@@ -122,18 +125,17 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         // gateway tool, or (code mode's `execute_code`) a tool made for this caller.
         const entry =
           route !== undefined ? pipeline.index.onRoute(route, name) : pipeline.tools().get(name);
-        if (!entry && route !== undefined)
-          throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
+        if (!entry && route !== undefined) throw unknownTool(name);
         const meta = withTraceHeaders(
           isRecord(params._meta) ? params._meta : undefined,
           context.trace,
         );
         const token = meta?.progressToken;
         const { name: _name, arguments: _args, _meta: _m, ...extraParams } = params;
-        const gatewayed = entry === undefined ? gateway.serverOf(name) : undefined;
+        const gatewayed = entry === undefined ? gateway.serverOf(name, context.token) : undefined;
         const call = (args: unknown, callContext: CallContext) =>
           entry !== undefined
-            ? pipeline.run(entry, entry.tool.name, args, callContext)
+            ? pipeline.run(entry, entry.tool.name, args, callContext, name)
             : gatewayed !== undefined
               ? gateway.call(gatewayed, args, callContext)
               : pipeline.call(name, args, callContext);

@@ -85,7 +85,7 @@ export class ForwarderMetrics {
     });
     this.rateLimited = new Counter({
       name: `${prefix}rate_limited_total`,
-      help: 'Calls refused by a rate limit, by scope (client, tool).',
+      help: 'Calls refused by a rate limit, by scope (client, tool; calls: the concurrent calls of a client).',
       labelNames: ['scope'],
       registers,
     });

@@ -10,9 +10,9 @@ import {
   invalidIdReason,
   isRecord,
   JsonRpcFault,
-  POLICY_REFUSED,
+  resourceNotFound,
+  unknownPrompt,
 } from './json-rpc.js';
-import type { PolicyRefusal } from './policy.js';
 import { formatSseEvent, parseSseText } from './sse.js';
 
 const FORWARDED_HEADERS = [
@@ -40,7 +40,8 @@ export interface RelayOptions {
   server: string;
   upstream: HttpUpstream;
   pipeline: CallPipeline;
-  authenticate: (req: IncomingMessage) => AuthToken | undefined;
+  /** The request's authenticated token. */
+  token: AuthToken | undefined;
   /** Largest request body relayed; a larger one is answered 413 (and drained, so it is read). */
   maxBody: number;
 }
@@ -69,8 +70,7 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
  * `tools/list` answers are filtered to what the caller may call.
  */
 export async function relayPassthrough(options: RelayOptions): Promise<void> {
-  const { req, res, server, upstream, pipeline } = options;
-  const token = options.authenticate(req);
+  const { req, res, server, upstream, pipeline, token } = options;
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_HEADERS) {
     const value = req.headers[name];
@@ -80,6 +80,7 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
   let message: Record<string, unknown> | undefined;
   let callName: string | undefined;
   let callArgs: unknown;
+  let recheck: (() => Promise<JsonRpcFault | undefined>) | undefined;
   if (req.method === 'POST') {
     body = await readBody(req, options.maxBody);
     let parsed: unknown;
@@ -100,11 +101,7 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
     }
     const refusal = message && surfaceRefusal(message, server, pipeline, token);
     if (refusal) {
-      reply(res, 200, {
-        jsonrpc: '2.0',
-        id: message!.id ?? null,
-        error: { code: POLICY_REFUSED, message: refusal.message, data: { policy: refusal.policy } },
-      });
+      reply(res, 200, { jsonrpc: '2.0', id: message!.id ?? null, error: refusal.toError() });
       return;
     }
     if (
@@ -115,11 +112,21 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
       callName = `${server}${pipeline.separator}${message.params.name}`;
       callArgs = message.params.arguments;
       try {
-        const refused = await pipeline.admit(callName, callArgs, token);
-        if (refused) {
-          reply(res, 200, { jsonrpc: '2.0', id: message.id ?? null, result: refused });
+        const admitted = await pipeline.admit(callName, callArgs, token, message.params.name);
+        if (admitted.result) {
+          reply(res, 200, { jsonrpc: '2.0', id: message.id ?? null, result: admitted.result });
           return;
         }
+        // Path arguments go as the real paths that were checked (policy.paths).
+        if (admitted.args !== callArgs) {
+          body = Buffer.from(
+            JSON.stringify({ ...message, params: { ...message.params, arguments: admitted.args } }),
+          );
+        }
+        recheck = admitted.recheck;
+        // The call holds one of its caller's call slots until its answer is relayed.
+        const slot = await pipeline.callSlot(token);
+        res.once('close', () => slot.release());
       } catch (error) {
         if (!(error instanceof JsonRpcFault)) throw error;
         reply(res, 200, { jsonrpc: '2.0', id: message.id ?? null, error: error.toError() });
@@ -180,6 +187,20 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
     res.end(filtered);
     return;
   }
+  if (recheck && callName) {
+    // A call whose paths are checked again after it: its answer is held until they are.
+    const raw = await readAll(response.body);
+    const changed = await recheck();
+    await pipeline.afterRelayedCall(callName, server);
+    if (changed) {
+      reply(res, 200, { jsonrpc: '2.0', id: message?.id ?? null, error: changed.toError() });
+      return;
+    }
+    res.writeHead(response.statusCode, { ...out, 'content-length': raw.length });
+    res.end(raw);
+    pipeline.record(callName, token, callArgs, started, response.statusCode < 400 ? 'ok' : 'error');
+    return;
+  }
   res.writeHead(response.statusCode, out);
   if (typeof res.flushHeaders === 'function') res.flushHeaders();
   try {
@@ -215,29 +236,43 @@ const LIST_KEYS: Record<string, string> = {
 };
 
 /**
- * The policy refusal for a request that reaches a prompt or the upstream's resources (read,
- * subscribe, completion), or `undefined` when it may go ahead. Tool calls are admitted apart.
+ * The answer to a request for a prompt or the upstream's resources (read, subscribe, completion)
+ * the token may not use: the one for a prompt or resource that does not exist (the rule goes to
+ * the audit line). `undefined` when it may go ahead. Tool calls are admitted apart.
  */
 function surfaceRefusal(
   message: Record<string, unknown>,
   server: string,
   pipeline: CallPipeline,
   token: AuthToken | undefined,
-): PolicyRefusal | undefined {
+): JsonRpcFault | undefined {
   const params = isRecord(message.params) ? message.params : {};
-  const prompt = (name: unknown) =>
-    pipeline.policy.checkPrompt(`${server}${pipeline.separator}${String(name)}`, token);
+  const prompt = (name: unknown): JsonRpcFault | undefined => {
+    const refusal = pipeline.policy.checkPrompt(
+      `${server}${pipeline.separator}${String(name)}`,
+      token,
+    );
+    if (!refusal) return undefined;
+    pipeline.recordRefusal(`prompt:${String(name)}`, server, { token }, refusal.message);
+    return unknownPrompt(String(name));
+  };
+  const resource = (uri: unknown): JsonRpcFault | undefined => {
+    const refusal = pipeline.policy.checkResources(server, token);
+    if (!refusal) return undefined;
+    pipeline.recordRefusal(`resource:${String(uri)}`, server, { token }, refusal.message);
+    return resourceNotFound(String(uri));
+  };
   switch (message.method) {
     case 'prompts/get':
-      return prompt(params.name) ?? undefined;
+      return prompt(params.name);
     case 'resources/read':
     case 'resources/subscribe':
     case 'resources/unsubscribe':
-      return pipeline.policy.checkResources(server, token) ?? undefined;
+      return resource(params.uri);
     case 'completion/complete': {
       const ref = isRecord(params.ref) ? params.ref : {};
-      if (ref.type === 'ref/prompt') return prompt(ref.name) ?? undefined;
-      return pipeline.policy.checkResources(server, token) ?? undefined;
+      if (ref.type === 'ref/prompt') return prompt(ref.name);
+      return resource(ref.uri);
     }
     default:
       return undefined;

@@ -7,6 +7,13 @@ export interface PolicyRefusal {
   message: string;
 }
 
+/**
+ * Grants that name what a token may do rather than a tool: `execute_code` runs code anywhere
+ * (`execute_code` on `/mcp`, `/api/code`, code mode on the chat endpoints, the declarations code
+ * mode shows), `chat` uses the chat endpoints. `"*"` (or no `allow`) grants both.
+ */
+export type Grant = 'execute_code' | 'chat';
+
 /** What a pattern is matched against: a tool or prompt by name, an upstream's resources. */
 export type PolicySubject =
   | { kind: 'tool' | 'prompt'; name: string; canonical?: string }
@@ -28,12 +35,22 @@ export class ToolPolicy {
   private readonly allow: Matcher | undefined;
   private readonly block: Matcher | undefined;
   private readonly tokenAllow = new Map<string, Matcher | undefined>();
+  /** Per client, the literal start of each `allow` pattern (for `couldReach`). */
+  private readonly tokenPrefixes = new Map<string, PatternPrefix[] | undefined>();
+  private readonly allowPrefixes: PatternPrefix[] | undefined;
   private readonly memo = new Map<string, Map<string, PolicyRefusal | null>>();
 
   constructor(config: ToolwireConfig) {
     this.allow = compileGlobs(config.policy?.allow);
     this.block = compileGlobs(config.policy?.block);
+    this.allowPrefixes = config.policy?.allow?.map(patternPrefix);
     for (const token of authTokensOf(config)) {
+      this.tokenPrefixes.set(
+        token.client,
+        token.allow === undefined || token.allow.includes('*')
+          ? undefined
+          : token.allow.map(patternPrefix),
+      );
       // An explicit empty `allow` grants nothing; only an absent one grants everything.
       this.tokenAllow.set(
         token.client,
@@ -63,6 +80,49 @@ export class ToolPolicy {
   /** `null` when the token may list and reach the resources and templates of `server`. */
   checkResources(server: string, token?: AuthToken): PolicyRefusal | null {
     return this.decision({ kind: 'resources', server }, token);
+  }
+
+  /**
+   * `null` when the token holds `grant`. `execute_code` is decided as the tool of that name is on
+   * `/mcp` (`policy.allow`, `policy.block` and the token's `allow`), so code runs wherever it may
+   * run there and nowhere else. `chat` is not a tool: the token's `allow` and `policy.block` decide.
+   * `"*"` and an absent `allow` grant both.
+   */
+  checkGrant(grant: Grant, token?: AuthToken): PolicyRefusal | null {
+    if (grant === 'execute_code') return this.check(grant, token);
+    if (this.block?.(grant)) {
+      return { policy: 'policy.block', message: `"${grant}" is refused by policy.block` };
+    }
+    const allowed = token && this.tokenAllow.get(token.client);
+    if (allowed && !allowed(grant)) {
+      return {
+        policy: 'auth.tokens.allow',
+        message: `Client "${token.client}" is not granted "${grant}" (auth.tokens.allow)`,
+      };
+    }
+    return null;
+  }
+
+  /**
+   * Whether a pattern of the token (and of `policy.allow`) could grant something of `server`: a
+   * name `<server><separator>…` (a tool or prompt, known or not yet, as of an idle upstream) or
+   * `resources:<server>`. What decides whether a token sees an upstream at all (its passthrough
+   * route, its gateway tool, starting it when idle).
+   */
+  couldReach(server: string, separator: string, token?: AuthToken): boolean {
+    const resources = resourcesPattern(server);
+    const prefix = `${server}${separator}`;
+    const fits = (patterns: PatternPrefix[] | undefined, match: Matcher | undefined): boolean =>
+      patterns === undefined ||
+      (match?.(resources) ?? false) ||
+      patterns.some((pattern) =>
+        pattern.literal
+          ? pattern.prefix.startsWith(prefix)
+          : prefix.startsWith(pattern.prefix) || pattern.prefix.startsWith(prefix),
+      );
+    if (!fits(this.allowPrefixes, this.allow)) return false;
+    if (!token || this.grantsEverything(token)) return true;
+    return fits(this.tokenPrefixes.get(token.client), this.tokenAllow.get(token.client));
   }
 
   private decision(subject: PolicySubject, token?: AuthToken): PolicyRefusal | null {
@@ -121,4 +181,17 @@ export class ToolPolicy {
     }
     return null;
   }
+}
+
+/** A pattern's literal start (up to its first glob character), and whether it is all literal. */
+interface PatternPrefix {
+  prefix: string;
+  literal: boolean;
+}
+
+function patternPrefix(pattern: string): PatternPrefix {
+  const at = pattern.search(/[*?[\]{}()!+@\\]/);
+  return at === -1
+    ? { prefix: pattern, literal: true }
+    : { prefix: pattern.slice(0, at), literal: false };
 }

@@ -79,7 +79,7 @@ describe('createForwarder with a @toolwire/mcp registry', () => {
     expect(tools.map((t) => t.name)).toContain('fx__extra');
   });
 
-  it('answers a refused stdio tool with an error naming the policy', async () => {
+  it('answers a blocked stdio tool as a tool that does not exist', async () => {
     const response = await fetch(`${url}/mcp`, {
       method: 'POST',
       headers: {
@@ -104,6 +104,10 @@ describe('createForwarder with a @toolwire/mcp registry', () => {
       }),
     });
     const body = (await response.json()) as any;
-    expect(body.error.data.policy).toBe('policy.block');
+    expect(body.error).toEqual({
+      code: -32602,
+      message: 'Unknown tool: fx__crash',
+      data: { tool: 'fx__crash' },
+    });
   });
 });

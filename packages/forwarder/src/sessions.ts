@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { AuthToken } from '@toolwire/config';
+import { callerKey, limitRefusal } from './caller-limits.js';
 import { HttpError } from './http-helpers.js';
 import { UNAUTHORIZED, type JsonRpcId } from './json-rpc.js';
 import { SESSION_MAX_AGE_MS, SessionCodec, type SessionClaims } from './session-codec.js';
@@ -49,6 +50,9 @@ export class Sessions {
   readonly subscriptions: Subscriptions;
   private readonly store: SessionStore;
   private readonly local = new Map<string, Session>();
+  /** Live sessions (in `local`) and open streams of each caller, for its limits. */
+  private readonly sessionsOf = new Map<string, number>();
+  private readonly streamsOf = new Map<string, number>();
   // A session seen here before is not re-verified (two HMACs) on each of its requests.
   private readonly claimsOf = new WeakMap<Session, SessionClaims>();
   private readonly fingerprints = new WeakMap<AuthToken, string>();
@@ -72,13 +76,94 @@ export class Sessions {
     return this.local.size;
   }
 
-  /** A new session id for an answered `initialize`. */
-  open(protocolVersion: string, token: AuthToken | undefined, server: string | undefined): string {
-    return this.codec.mint({
+  /**
+   * A new session id for an answered `initialize`. With `limit`, a caller that already has that
+   * many live sessions here is refused (a 429 rate-limit `HttpError` with `retryAfterMs`: about
+   * when its oldest idle one is dropped), until it ends one (DELETE) or one idles out.
+   */
+  open(
+    protocolVersion: string,
+    token: AuthToken | undefined,
+    server: string | undefined,
+    limit?: number,
+  ): string {
+    const client = callerKey(token);
+    const live = this.sessionsOf.get(client) ?? 0;
+    if (limit !== undefined && live >= limit) {
+      throw limitRefusal(token, 'sessions', live, this.nextIdleDrop(client));
+    }
+    const id = this.codec.mint({
       protocolVersion,
       server: server ?? null,
       token: this.fingerprint(token),
     });
+    const claims = this.codec.verify(id);
+    const session: Session = {
+      id,
+      protocolVersion,
+      ...(token ? { token } : {}),
+      ...(server !== undefined ? { server } : {}),
+      streams: new Set(),
+      lastSeen: Date.now(),
+      inflight: new Map(),
+    };
+    this.remember(session);
+    if (claims) this.claimsOf.set(session, claims);
+    return id;
+  }
+
+  /**
+   * Holds one of the caller's open streams (a GET stream, a subscription, a relayed GET) until
+   * `res` closes; with `limit`, refuses (a 429 rate-limit `HttpError`) one more than that.
+   */
+  holdStream(token: AuthToken | undefined, res: ServerResponse, limit?: number): void {
+    const client = callerKey(token);
+    const open = this.streamsOf.get(client) ?? 0;
+    if (limit !== undefined && open >= limit) {
+      throw limitRefusal(token, 'streams', open, 5_000);
+    }
+    this.streamsOf.set(client, open + 1);
+    res.once('close', () => {
+      const left = (this.streamsOf.get(client) ?? 1) - 1;
+      if (left > 0) this.streamsOf.set(client, left);
+      else this.streamsOf.delete(client);
+    });
+  }
+
+  /** The caller's live sessions and open streams here (for tests and metrics). */
+  usage(token: AuthToken | undefined): { sessions: number; streams: number } {
+    const client = callerKey(token);
+    return { sessions: this.sessionsOf.get(client) ?? 0, streams: this.streamsOf.get(client) ?? 0 };
+  }
+
+  private remember(session: Session): void {
+    if (this.local.has(session.id)) return;
+    this.local.set(session.id, session);
+    const client = callerKey(session.token);
+    this.sessionsOf.set(client, (this.sessionsOf.get(client) ?? 0) + 1);
+  }
+
+  private forget(id: string): void {
+    const session = this.local.get(id);
+    if (!session) return;
+    this.local.delete(id);
+    const client = callerKey(session.token);
+    const left = (this.sessionsOf.get(client) ?? 1) - 1;
+    if (left > 0) this.sessionsOf.set(client, left);
+    else this.sessionsOf.delete(client);
+  }
+
+  /** Milliseconds until the sweep drops the caller's longest-idle session that could be dropped. */
+  private nextIdleDrop(client: string): number {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const session of this.local.values()) {
+      if (callerKey(session.token) !== client) continue;
+      if (session.streams.size > 0 || session.inflight.size > 0) continue;
+      oldest = Math.min(oldest, session.lastSeen);
+    }
+    const at = Number.isFinite(oldest) ? oldest + this.idleMs : Date.now() + this.idleMs;
+    // The sweep runs once a minute at most.
+    return Math.max(1_000, at - Date.now() + Math.min(this.idleMs, 60_000));
   }
 
   private fingerprint(token: AuthToken | undefined): string {
@@ -111,7 +196,7 @@ export class Sessions {
       claims.server !== (server ?? null) ||
       (await this.store.isRevoked(id))
     ) {
-      this.local.delete(id);
+      this.forget(id);
       throw new HttpError(404, 'Session not found', -32001);
     }
     if (claims.token !== this.fingerprint(token)) {
@@ -128,7 +213,7 @@ export class Sessions {
         lastSeen: Date.now(),
         inflight: new Map(),
       };
-      this.local.set(id, session);
+      this.remember(session);
       this.claimsOf.set(session, claims);
     }
     session.lastSeen = Date.now();
@@ -168,7 +253,7 @@ export class Sessions {
   async end(session: Session): Promise<void> {
     for (const controller of session.inflight.values()) controller.abort();
     for (const stream of session.streams) stream.end();
-    this.local.delete(session.id);
+    this.forget(session.id);
     await this.store.revokeSession(session.id);
   }
 
@@ -212,13 +297,14 @@ export class Sessions {
       for (const stream of session.streams) stream.end();
     }
     this.local.clear();
+    this.sessionsOf.clear();
   }
 
   private sweep(): void {
     const cutoff = Date.now() - this.idleMs;
     for (const [id, session] of this.local) {
       if (session.lastSeen < cutoff && session.streams.size === 0 && session.inflight.size === 0)
-        this.local.delete(id);
+        this.forget(id);
     }
   }
 }

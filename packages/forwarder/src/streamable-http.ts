@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthToken } from '@toolwire/config';
 import type { CallPipeline } from './call/call-pipeline.js';
+import type { CallerLimits } from './caller-limits.js';
 import { classifyEra } from './classify-era.js';
 import type { HttpGuard } from './http-guard.js';
 import {
@@ -41,6 +42,8 @@ export interface StreamableHttpOptions {
   maxBodyBytes: number;
   /** True once the forwarder is closing: requests are answered 503. */
   closed: () => boolean;
+  /** What one caller may hold (sessions, streams) at once. */
+  limits: (token: AuthToken | undefined) => CallerLimits;
 }
 
 class HttpFailure extends HttpError {
@@ -60,16 +63,12 @@ export function createStreamableHttp(
 ): (req: IncomingMessage, res: ServerResponse, route?: { server?: string }) => void {
   const { dispatch, sessions, pipeline, maxBodyBytes: maxBody } = options;
 
-  function authenticate(req: IncomingMessage): AuthToken | undefined {
-    return authenticateBearer(req, options.tokens);
-  }
-
   async function servePost(
     req: IncomingMessage,
     res: ServerResponse,
     route: string | undefined,
+    token: AuthToken | undefined,
   ): Promise<void> {
-    const token = authenticate(req);
     const raw = await readBody(req, maxBody);
     let message: unknown;
     try {
@@ -117,6 +116,7 @@ export function createStreamableHttp(
         return;
       }
       if (isRequest && message.method === 'subscriptions/listen') {
+        sessions.holdStream(token, res, options.limits(token).streams);
         const params = isRecord(message.params) ? message.params : {};
         const filter = isRecord(params.notifications) ? params.notifications : {};
         sessions.subscriptions.listen(
@@ -147,6 +147,7 @@ export function createStreamableHttp(
           response.result.protocolVersion ?? LEGACY_PROTOCOLS[0],
           token,
           route,
+          options.limits(token).sessions,
         );
       }
       sendJson(res, 200, response, headers);
@@ -167,11 +168,6 @@ export function createStreamableHttp(
     route: string | undefined,
   ): Promise<Session> {
     return sessions.resolve(req.headers['mcp-session-id'], token, route);
-  }
-
-  /** The session of a GET or DELETE, authenticated like a POST. */
-  function sessionOf(req: IncomingMessage, route: string | undefined): Promise<Session> {
-    return sessionFor(req, authenticate(req), route);
   }
 
   /** Answers a request as JSON, upgrading to SSE if notifications arrive before the result. */
@@ -211,8 +207,10 @@ export function createStreamableHttp(
     req: IncomingMessage,
     res: ServerResponse,
     route: string | undefined,
+    token: AuthToken | undefined,
   ): Promise<void> {
-    const session = await sessionOf(req, route);
+    const session = await sessionFor(req, token, route);
+    sessions.holdStream(token, res, options.limits(token).streams);
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
@@ -231,10 +229,21 @@ export function createStreamableHttp(
     req: IncomingMessage,
     res: ServerResponse,
     route: string | undefined,
+    token: AuthToken | undefined,
   ): Promise<void> {
-    const session = await sessionOf(req, route);
+    const session = await sessionFor(req, token, route);
     await sessions.end(session);
     res.writeHead(200).end();
+  }
+
+  /**
+   * An idle (lazy) upstream is started by its own route, as its gateway tool starts it: its tools
+   * are then listed and callable there. A failure to start shows as its status; the request goes on.
+   */
+  async function startIdle(server: string): Promise<void> {
+    const status = options.source.servers().find((s) => s.name === server)?.status;
+    if (status === 'idle' && options.source.connect)
+      await options.source.connect(server).catch(() => undefined);
   }
 
   return function handleMcp(req, res, route = {}) {
@@ -246,11 +255,21 @@ export function createStreamableHttp(
           message: 'The forwarder is shutting down',
         });
       options.guard.check(req, { mcp: true });
+      // Authenticated before anything is said of the route: an upstream's name is not a probe.
+      const token = authenticateBearer(req, options.tokens);
       if (server !== undefined) {
-        if (
-          !options.source.servers().some((s) => s.name === server) &&
-          !pipeline.httpUpstream(server)
-        ) {
+        const known =
+          options.source.servers().some((s) => s.name === server) ||
+          pipeline.httpUpstream(server) !== undefined;
+        // An upstream the token reaches nothing of is, to it, one that does not exist.
+        if (!known || !pipeline.reaches(server, token)) {
+          if (known)
+            pipeline.recordRefusal(
+              `route:${server}`,
+              server,
+              { token },
+              'no grant of this upstream',
+            );
           throw new HttpFailure(404, {
             code: INVALID_REQUEST,
             message: `No upstream named "${server}"`,
@@ -258,21 +277,16 @@ export function createStreamableHttp(
         }
         const http = pipeline.httpUpstream(server);
         if (http) {
-          await relayPassthrough({
-            req,
-            res,
-            server,
-            upstream: http,
-            pipeline,
-            authenticate,
-            maxBody,
-          });
+          // A relayed GET is the upstream session's stream: it counts as one of the caller's.
+          if (req.method === 'GET') sessions.holdStream(token, res, options.limits(token).streams);
+          await relayPassthrough({ req, res, server, upstream: http, pipeline, token, maxBody });
           return;
         }
+        await startIdle(server);
       }
-      if (req.method === 'POST') await servePost(req, res, server);
-      else if (req.method === 'GET') await serveGet(req, res, server);
-      else if (req.method === 'DELETE') await serveDelete(req, res, server);
+      if (req.method === 'POST') await servePost(req, res, server, token);
+      else if (req.method === 'GET') await serveGet(req, res, server, token);
+      else if (req.method === 'DELETE') await serveDelete(req, res, server, token);
       else
         throw new HttpFailure(
           405,

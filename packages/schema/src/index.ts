@@ -210,3 +210,12 @@ export {
 export type { GatewayAction, GatewayRequest, GatewayTarget } from './gateway-tool.js';
 export { parseTraceparent, formatTraceparent } from './traceparent.js';
 export type { TraceparentFields } from './traceparent.js';
+export { FairShareQueue } from './fair-share-queue.js';
+export type {
+  FairShareGrant,
+  FairShareLimits,
+  FairShareOptions,
+  FairShareQueueOptions,
+  FairShareRefusal,
+  FairShareSnapshot,
+} from './fair-share-queue.js';

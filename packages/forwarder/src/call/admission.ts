@@ -1,7 +1,7 @@
 import { formatIssues } from '@toolwire/schema';
 import type { AuthToken, ToolwireConfig } from '@toolwire/config';
-import type { ArgumentRules } from '../argument-rules.js';
-import { JsonRpcFault, POLICY_REFUSED, RATE_LIMITED } from '../json-rpc.js';
+import type { ArgumentRules, ArgumentViolation } from '../argument-rules.js';
+import { JsonRpcFault, POLICY_REFUSED, RATE_LIMITED, unknownTool } from '../json-rpc.js';
 import type { ForwarderMetrics } from '../metrics.js';
 import type { PolicyRefusal, ToolPolicy } from '../policy.js';
 import type { RateLimiter } from '../rate-limiter.js';
@@ -23,28 +23,38 @@ export interface AdmissionOptions {
   record: (record: CallRecord) => void;
 }
 
-/** What admission decided: go ahead with `args`, or answer `result` (arguments the schema refuses). */
-export type Admitted = { args: unknown; result?: undefined } | { result: CallToolResult };
+/**
+ * What admission decided: go ahead with `args`, or answer `result` (arguments the schema refuses).
+ * `recheck`, when set, is asked once the call is done: a refusal it returns replaces the result
+ * (a path argument that changed while the call ran).
+ */
+export type Admitted =
+  | { args: unknown; result?: undefined; recheck?: () => Promise<JsonRpcFault | undefined> }
+  | { result: CallToolResult; recheck?: undefined };
 
 /**
  * Whether a call may run, in order: policy (allow/block, the token's grants), rate limits (per
  * client, per tool), the input schema, then `policy.paths`. Refusals throw `JsonRpcFault`s and
- * are recorded; arguments the schema refuses answer an `isError` result the model can read.
+ * are recorded; arguments the schema refuses answer an `isError` result the model can read. A tool
+ * the policy hides is answered as one that does not exist (`unknownTool`): which rule hid it goes
+ * to the audit line only.
  */
 export class Admission {
   constructor(private readonly options: AdmissionOptions) {}
 
+  /** `shownAs`: the name the client used (a passthrough route's own name), for the answer. */
   async admit(
     entry: ToolEntry,
     name: string,
     args: unknown,
     caller: Caller,
     started: number,
+    shownAs = name,
   ): Promise<Admitted> {
     const refusal = this.options.refusal(entry, caller.token);
     if (refusal) {
       this.refuse(entry, caller, args, started, refusal.message);
-      throw policyFault(refusal, name);
+      throw unknownTool(shownAs);
     }
     const wait = await this.waitFor(entry, caller.client);
     if (wait) {
@@ -70,31 +80,51 @@ export class Admission {
       }
     }
     if (!this.options.rules.empty) {
-      const violation = await this.options.rules.check(
+      const confined = await this.options.rules.confine(
         [name, entry.canonical],
         input,
         entry.server,
       );
-      if (violation) {
-        const message = `Argument ${violation.path} of tool "${name}" is refused by policy.paths: ${violation.message}`;
-        this.refuse(entry, caller, args, started, message);
-        throw new JsonRpcFault(POLICY_REFUSED, message, {
-          policy: 'policy.paths',
-          tool: name,
-          argument: violation.path,
-        });
+      if (confined.violation)
+        throw this.pathRefusal(entry, name, caller, args, started, confined.violation);
+      if (confined.handed.length > 0) {
+        // The upstream gets the real paths that were checked, and they are checked again after.
+        return {
+          args: confined.args,
+          recheck: async () => {
+            const violation = await this.options.rules.recheck(confined.handed);
+            return violation && this.pathRefusal(entry, name, caller, args, started, violation);
+          },
+        };
       }
     }
     return { args: input };
+  }
+
+  /** A `policy.paths` refusal, recorded (metrics and audit). */
+  private pathRefusal(
+    entry: ToolEntry,
+    name: string,
+    caller: Caller,
+    args: unknown,
+    started: number,
+    violation: ArgumentViolation,
+  ): JsonRpcFault {
+    const message = `Argument ${violation.path} of tool "${name}" is refused by policy.paths: ${violation.message}`;
+    this.refuse(entry, caller, args, started, message);
+    return new JsonRpcFault(POLICY_REFUSED, message, {
+      policy: 'policy.paths',
+      tool: name,
+      argument: violation.path,
+    });
   }
 
   /**
    * A call to a name not (yet) in the listing, forwarded as it is (the passthrough relay): the
    * name-based rules and the client's rate limit still hold; the upstream answers for the rest.
    */
-  async admitUnlisted(name: string, caller: Caller): Promise<void> {
-    const refusal = this.options.policy.check(name, caller.token);
-    if (refusal) throw policyFault(refusal, name);
+  async admitUnlisted(name: string, caller: Caller, shownAs = name): Promise<void> {
+    if (this.options.policy.check(name, caller.token)) throw unknownTool(shownAs);
     const perMinute = this.options.config.policy?.rateLimit?.perMinute;
     if (perMinute === undefined) return;
     const wait = await this.options.rateLimiter.consume(`client:${caller.client}`, perMinute);
@@ -136,8 +166,4 @@ export class Admission {
     }
     return undefined;
   }
-}
-
-function policyFault(refusal: PolicyRefusal, tool: string): JsonRpcFault {
-  return new JsonRpcFault(POLICY_REFUSED, refusal.message, { policy: refusal.policy, tool });
 }

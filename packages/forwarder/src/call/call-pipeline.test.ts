@@ -1,6 +1,16 @@
 import { TimeoutError, defineTool } from '@toolwire/schema';
 import { validateConfig } from '@toolwire/config';
-import { afterEach, describe, expect, it } from 'vitest';
+import {
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEntry } from '../audit-log.js';
 import { UpstreamError } from '../http-upstream.js';
 import { JsonRpcFault } from '../json-rpc.js';
@@ -128,13 +138,20 @@ describe('CallPipeline', () => {
     });
     const token = { token: 't', client: 'alice', allow: ['fx__read'] };
     await p.call('fx__read', { n: 1 }, { token, address: '127.0.0.9' });
+    // The caller is told what it would be told of a tool that does not exist; the audit line
+    // names the rule.
     await expect(p.call('fx__write', {}, { token })).rejects.toMatchObject({
-      rpcCode: -32003,
-      code: 'policy_refused',
+      rpcCode: -32602,
+      message: 'Unknown tool: fx__write',
     });
     expect(audit).toMatchObject([
       { client: 'alice', tool: 'fx__read', outcome: 'ok', address: '127.0.0.9' },
-      { client: 'alice', tool: 'fx__write', outcome: 'refused' },
+      {
+        client: 'alice',
+        tool: 'fx__write',
+        outcome: 'refused',
+        error: expect.stringContaining('auth.tokens.allow'),
+      },
     ]);
     expect(audit[0]!.arguments).toEqual({ n: '[number]' });
   });
@@ -162,5 +179,88 @@ describe('CallPipeline', () => {
   it('answers an unknown tool with invalid params', async () => {
     const { pipeline: p } = pipeline(stubSource());
     await expect(p.call('nope', {})).rejects.toMatchObject({ rpcCode: -32602 });
+  });
+});
+
+describe('CallPipeline path rules (policy.paths)', () => {
+  it('hands the upstream the real path it checked, not the name it was given', async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'pipeline-paths-')));
+    mkdirSync(join(base, 'root', 'real'), { recursive: true });
+    symlinkSync(join(base, 'root', 'real'), join(base, 'root', 'link'));
+    const source = stubSource();
+    const { pipeline: p } = pipeline(source, {
+      policy: {
+        paths: [{ tools: ['fx__write'], arguments: ['path'], roots: [join(base, 'root')] }],
+      },
+    });
+    await p.call('fx__write', { path: join(base, 'root', 'link', 'file.txt') });
+    expect(source.calls[0]!.args).toEqual({ path: join(base, 'root', 'real', 'file.txt') });
+  });
+
+  it('withholds the result when a handed path changed while the call ran', async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'pipeline-recheck-')));
+    mkdirSync(join(base, 'root', 'dir'), { recursive: true });
+    mkdirSync(join(base, 'private'));
+    writeFileSync(join(base, 'private', 'file.txt'), 'SECRET');
+    const source = stubSource();
+    const callTool = source.callTool.bind(source);
+    // While the upstream works, the checked directory is swapped for a symlink out of the root.
+    source.callTool = async (name, args, options) => {
+      renameSync(join(base, 'root', 'dir'), join(base, 'root', 'dir.old'));
+      symlinkSync(join(base, 'private'), join(base, 'root', 'dir'));
+      return callTool(name, args, options);
+    };
+    const { pipeline: p, audit } = pipeline(source, {
+      policy: {
+        paths: [{ tools: ['fx__write'], arguments: ['path'], roots: [join(base, 'root')] }],
+      },
+    });
+    await expect(
+      p.call('fx__write', { path: join(base, 'root', 'dir', 'file.txt') }),
+    ).rejects.toMatchObject({
+      rpcCode: -32003,
+      message: expect.stringMatching(/changed while the call ran/),
+    });
+    expect(audit.at(-1)).toMatchObject({ tool: 'fx__write', outcome: 'refused' });
+  });
+});
+
+describe('CallPipeline call slots (policy.limits.calls)', () => {
+  it("runs a client's calls up to its share, queues the next, refuses past its queue, and not another client's", async () => {
+    const source = stubSource();
+    const gates: Array<() => void> = [];
+    const callTool = source.callTool.bind(source);
+    source.callTool = async (name, args, options) => {
+      await new Promise<void>((resolve) => gates.push(resolve));
+      return callTool(name, args, options);
+    };
+    const { pipeline: p, audit } = pipeline(source, {
+      policy: { limits: { calls: { concurrent: 1, queued: 1 } } },
+      auth: {
+        tokens: [
+          { token: 'a', client: 'a' },
+          { token: 'b', client: 'b', limits: { calls: { concurrent: 2 } } },
+        ],
+      },
+    });
+    const a = { token: 'a', client: 'a' };
+    const b = { token: 'b', client: 'b', limits: { calls: { concurrent: 2 } } };
+    const first = p.call('fx__write', {}, { token: a });
+    const second = p.call('fx__write', {}, { token: a });
+    await vi.waitFor(() => expect(p.callUsage()).toEqual({ active: { a: 1 }, queued: { a: 1 } }));
+    await expect(p.call('fx__write', {}, { token: a })).rejects.toMatchObject({
+      rpcCode: -32029,
+      data: { retryAfterMs: expect.any(Number), policy: 'policy.limits.calls' },
+    });
+    // Another client's two calls run beside them.
+    const others = [p.call('fx__write', {}, { token: b }), p.call('fx__write', {}, { token: b })];
+    await vi.waitFor(() => expect(p.callUsage().active).toEqual({ a: 1, b: 2 }));
+    // Four calls reach the upstream in all: a's two, one after the other, and b's two.
+    for (let released = 0; released < 4; released++) {
+      await vi.waitFor(() => expect(gates.length).toBeGreaterThan(0));
+      gates.shift()!();
+    }
+    await Promise.all([first, second, ...others]);
+    expect(audit.filter((line) => line.outcome === 'refused')).toHaveLength(1);
   });
 });

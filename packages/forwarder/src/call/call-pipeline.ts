@@ -1,22 +1,24 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { AnyTool } from '@toolwire/schema';
-import type { AuthToken, ToolwireConfig } from '@toolwire/config';
+import { authTokensOf, type AuthToken, type ToolwireConfig } from '@toolwire/config';
 import { ArgumentRules, filesystemDirectories, type PathArgumentRule } from '../argument-rules.js';
+import { callerLimitsOf, type CallerLimits } from '../caller-limits.js';
 import type { AuditEntry, AuditSink } from '../audit-log.js';
 import type { BreakerStateStore } from '../breaker-store.js';
 import type { CircuitBreaker, CircuitBreakerOptions } from '../circuit-breaker.js';
 import type { HttpUpstream } from '../http-upstream.js';
-import { INVALID_PARAMS, JsonRpcFault } from '../json-rpc.js';
+import { unknownTool, type JsonRpcFault } from '../json-rpc.js';
 import { ForwarderMetrics } from '../metrics.js';
 import { ToolPolicy, type PolicyRefusal } from '../policy.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import type { ResultCacheStore } from '../result-cache.js';
 import type { CallToolResult, ToolSource } from '../tool-source.js';
 import { CallTracer } from '../tracing.js';
-import { Admission } from './admission.js';
+import { Admission, type Admitted } from './admission.js';
 import { CallCache } from './call-cache.js';
 import { callerOf, type CallContext } from './call-context.js';
 import { CallRecorder, type CallRecord } from './call-record.js';
+import { CallSlots } from './call-slots.js';
 import {
   CallerScope,
   type CallerToolSource,
@@ -27,7 +29,7 @@ import {
 import { errorType, toFault, UpstreamExecutor } from './execute-upstream.js';
 import { HttpUpstreams, type UpstreamEndpoints } from './http-upstreams.js';
 import { Stores } from './stores.js';
-import { ToolIndex, type ToolEntry } from './tool-index.js';
+import { NATIVE, ToolIndex, type ToolEntry } from './tool-index.js';
 import { UpstreamHealthMonitor } from './upstream-health.js';
 
 /** What the call pipeline is made of; `CreateForwarderOptions` extends it. */
@@ -104,6 +106,9 @@ export class CallPipeline {
   private readonly executor: UpstreamExecutor;
   private readonly recorder: CallRecorder;
   private readonly tracer: CallTracer;
+  private readonly slots: CallSlots;
+  private readonly limits = new WeakMap<AuthToken, CallerLimits>();
+  private readonly anonymousLimits: CallerLimits;
   private readonly callerTools: CallerToolsProvider | undefined;
   private readonly changeListeners = new Set<(server: string) => void>();
   private readonly unsubscribe: () => void;
@@ -182,6 +187,8 @@ export class CallPipeline {
       asCaller: (context) => this.callers.asCaller(context),
     });
     this.tracer = new CallTracer(options.tracer);
+    this.slots = new CallSlots(config, authTokensOf(config));
+    this.anonymousLimits = callerLimitsOf(config, undefined);
     this.unsubscribe = source.onToolsChanged(({ server }) => this.toolsChanged(server));
   }
 
@@ -189,20 +196,24 @@ export class CallPipeline {
   async call(name: string, args: unknown, context: CallContext = {}): Promise<CallToolResult> {
     const entry =
       this.index.all().get(name) ?? (await this.callers.callerEntry(context.token, name));
-    if (!entry) throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
+    if (!entry) throw unknownTool(name);
     return this.run(entry, name, args, context);
   }
 
-  /** Runs one call of a tool already resolved (by the dispatcher, the gateway tool or the route). */
+  /**
+   * Runs one call of a tool already resolved (by the dispatcher, the gateway tool or the route).
+   * `shownAs` is the name the client used, when it is not `name` (a passthrough route's own name).
+   */
   async run(
     entry: ToolEntry,
     name: string,
     args: unknown,
     context: CallContext = {},
+    shownAs = name,
   ): Promise<CallToolResult> {
     const started = performance.now();
     const caller = callerOf(context);
-    const admitted = await this.admission.admit(entry, name, args, caller, started);
+    const admitted = await this.admission.admit(entry, name, args, caller, started, shownAs);
     if (admitted.result) return admitted.result;
     const input = admitted.args;
     const record = { entry, caller, args, started };
@@ -215,11 +226,26 @@ export class CallPipeline {
       return hit;
     }
 
+    // A call to an upstream waits for one of its caller's slots (in-process tools need none).
+    let slot;
+    try {
+      slot =
+        entry.server === NATIVE
+          ? undefined
+          : await this.slots.acquire(caller.client, context.signal);
+    } catch (error) {
+      this.metrics.rateLimited.labels('calls').inc();
+      this.recorder.finish({ ...record, outcome: 'refused', error: (error as Error).message });
+      throw error;
+    }
     const { span, ctx } = this.tracer.start(name, entry.server, context.meta, caller.client);
     const trace = this.tracer.inject(ctx, context.meta);
     const unwatch = this.recorder.watch(record);
+    let changed: JsonRpcFault | undefined;
     try {
       const result = await this.executor.execute(entry, input, context, trace);
+      changed = await admitted.recheck?.();
+      if (changed) throw changed;
       if (entry.writes) await this.invalidate(entry.server);
       this.resultCache.keep(entry, cached, result);
       const outcome = result.isError ? 'tool_error' : 'ok';
@@ -229,6 +255,11 @@ export class CallPipeline {
     } catch (error) {
       // A call that failed may still have written (a timeout, a lost answer).
       if (entry.writes) await this.invalidate(entry.server);
+      if (changed !== undefined && error === changed) {
+        // Refused by the path re-check (and recorded so): the result is withheld.
+        this.tracer.end(span, 'error', changed.message);
+        throw changed;
+      }
       const fault = toFault(error, entry);
       this.metrics.error(name, entry.server, errorType(error));
       this.tracer.end(span, 'error', fault.message);
@@ -241,26 +272,51 @@ export class CallPipeline {
       throw fault;
     } finally {
       unwatch();
+      slot?.release();
     }
   }
 
   /**
+   * A slot for one call of the caller to an upstream, held until `release()` (the passthrough
+   * relay holds one per relayed `tools/call`); rejects with a rate-limit `JsonRpcFault` when the
+   * caller's queue is full.
+   */
+  callSlot(token: AuthToken | undefined, signal?: AbortSignal) {
+    return this.slots.acquire(callerOf({ token }).client, signal);
+  }
+
+  /** Running and waiting calls to upstreams, per client. */
+  callUsage() {
+    return this.slots.usage();
+  }
+
+  /** What one caller may hold at once (`policy.limits`, its token's `limits` over it). */
+  limitsOf(token: AuthToken | undefined): CallerLimits {
+    if (!token) return this.anonymousLimits;
+    let limits = this.limits.get(token);
+    if (!limits) this.limits.set(token, (limits = callerLimitsOf(this.config, token)));
+    return limits;
+  }
+
+  /**
    * The checks of `call` without the call itself, for the passthrough relay: throws a
-   * `JsonRpcFault` for a policy or rate-limit refusal, returns an `isError` result for arguments
-   * that fail the schema, `undefined` when the call may go ahead.
+   * `JsonRpcFault` for a policy or rate-limit refusal; answers `result` (an `isError` result) for
+   * arguments that fail the schema; else the `args` to send (path arguments made real paths) and,
+   * with path rules, a `recheck` to ask once the answer is in.
    */
   async admit(
     name: string,
     args: unknown,
     token: AuthToken | undefined,
-  ): Promise<CallToolResult | undefined> {
+    shownAs = name,
+  ): Promise<Admitted> {
     const caller = callerOf({ token });
     const entry = this.index.resolve(name);
     if (!entry) {
-      await this.admission.admitUnlisted(name, caller);
-      return undefined;
+      await this.admission.admitUnlisted(name, caller, shownAs);
+      return { args };
     }
-    return (await this.admission.admit(entry, name, args, caller, performance.now())).result;
+    return this.admission.admit(entry, name, args, caller, performance.now(), shownAs);
   }
 
   /** Records a call the passthrough relay forwarded (metrics and audit). */
@@ -358,6 +414,24 @@ export class CallPipeline {
     return this.callers.scope(token);
   }
 
+  /** Whether the client reaches `server` at all (see `CallerScope.reaches`). */
+  reaches(server: string, token: AuthToken | undefined): boolean {
+    return this.callers.reaches(server, token);
+  }
+
+  /**
+   * The audit line of a refused request for a prompt or an upstream's resources (the client was
+   * answered as for one that does not exist): `subject` names what was asked for.
+   */
+  recordRefusal(
+    subject: string,
+    server: string,
+    caller: { token: AuthToken | undefined; address?: string },
+    error: string,
+  ): void {
+    this.recorder.refusal(subject, server, callerOf(caller), error);
+  }
+
   visibleTools(token: AuthToken | undefined, server?: string): VisibleTools {
     return this.callers.visibleTools(token, server);
   }
@@ -376,6 +450,7 @@ export class CallPipeline {
   }
 
   async close(): Promise<void> {
+    this.slots.close();
     await this.callerTools?.close?.();
     this.health.close();
     this.unsubscribe();

@@ -98,6 +98,22 @@ export class CallRecorder {
     return sweep;
   }
 
+  /** The audit line of a refusal that is not a tool call (a prompt, an upstream's resources). */
+  refusal(subject: string, server: string, caller: Caller, error: string): void {
+    if (!this.audit) return;
+    const line: AuditEntry = {
+      time: isoTimeNow(),
+      client: caller.client,
+      tool: subject,
+      upstream: server,
+      durationMs: 0,
+      outcome: 'refused',
+      error,
+    };
+    if (caller.address) line.address = caller.address;
+    this.audit(line);
+  }
+
   private auditLine(record: CallRecord): void {
     if (!this.audit) return;
     const { entry, caller, args } = record;

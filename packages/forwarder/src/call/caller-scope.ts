@@ -36,6 +36,11 @@ export interface CallerToolsProvider {
   forCaller(caller: {
     token: AuthToken | undefined;
     tools: CallerToolSource;
+    /**
+     * Whether the caller may list and call a tool of this name (its grants and the policy): a
+     * provider makes nothing it would not be allowed (code mode asks for `execute_code`).
+     */
+    allows: (name: string) => boolean;
   }): CallerTools | undefined | Promise<CallerTools | undefined>;
   /** Called when the forwarder closes. */
   close?(): Promise<void>;
@@ -82,9 +87,26 @@ export interface CallerScopeOptions {
 export class CallerScope {
   constructor(private readonly options: CallerScopeOptions) {}
 
-  /** Why this client may not list or call the tool (by exposed and canonical name), or `null`. */
+  /**
+   * Why this client may not list or call the tool (by exposed and canonical name), or `null`. Code
+   * mode's `execute_code` is matched by its name: the grant `execute_code`.
+   */
   refusal(entry: ToolEntry, token: AuthToken | undefined) {
     return this.options.policy.check(entry.tool.name, token, entry.canonical);
+  }
+
+  /**
+   * Whether the client reaches `server` at all: a tool of it is visible, its resources are
+   * granted, or a pattern of its grants could name something of it (an idle upstream's tools are
+   * not known yet). An upstream it does not reach is one that does not exist, to this client.
+   */
+  reaches(server: string, token: AuthToken | undefined): boolean {
+    const { policy, index } = this.options;
+    if (policy.couldReach(server, index.separator, token)) return true;
+    for (const entry of index.all().values()) {
+      if (entry.server === server && !this.refusal(entry, token)) return true;
+    }
+    return false;
   }
 
   /** Tools this client may see, plus how many were hidden and why. */
@@ -166,7 +188,11 @@ export class CallerScope {
   ): Promise<{ entries: ToolEntry[]; lists: (name: string) => boolean } | undefined> {
     const provider = this.options.callerTools;
     if (!provider) return undefined;
-    const made = await provider.forCaller({ token, tools: this.asCaller({ token }) });
+    const made = await provider.forCaller({
+      token,
+      tools: this.asCaller({ token }),
+      allows: (name) => this.options.policy.check(name, token) === null,
+    });
     if (!made) return undefined;
     const entries = made.tools.map((tool) => this.options.index.callerEntry(tool));
     return { entries, lists: made.lists ?? (() => true) };
