@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { runBatch, type BatchCall, type BatchResult } from './batch.js';
 import type { CallContext } from './call/call-context.js';
 import { CallPipeline, type CallPipelineOptions } from './call/call-pipeline.js';
+import { ProtocolBridge } from './bridge/protocol-bridge.js';
+import type { ServerRequestEvent } from './bridge/server-requests.js';
 import { Catalog } from './catalog.js';
 import {
   authTokensOf,
@@ -59,6 +61,12 @@ export interface CreateForwarderOptions extends CallPipelineOptions {
   sessions?: Sessions;
   /** Largest request body accepted, in bytes (default 4 MiB); a larger one is answered 413. */
   maxBodyBytes?: number;
+  /**
+   * How long a client has to answer a server-to-client request (sampling, elicitation, roots) an
+   * upstream sent it through the gateway (default 5 minutes); then the upstream gets a timeout
+   * error and the client `notifications/cancelled`.
+   */
+  clientRequestTimeoutMs?: number;
 }
 
 export interface Forwarder {
@@ -133,9 +141,35 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     if (kind !== 'tools') broadcastListChanged(kind, server);
   });
 
+  const bridge = new ProtocolBridge({
+    sessions,
+    pipeline,
+    ...(options.clientRequestTimeoutMs !== undefined
+      ? { clientRequestTimeoutMs: options.clientRequestTimeoutMs }
+      : {}),
+    onServerRequest: (event) => recordServerRequest(event),
+  });
+
+  /** A server-to-client request's metric and audit line. */
+  function recordServerRequest(event: ServerRequestEvent): void {
+    metrics.serverRequest(event.server, event.method, event.outcome);
+    pipeline.audit({
+      event: 'server_request',
+      client: event.client,
+      tool: event.method,
+      upstream: event.server,
+      durationMs: Math.round(event.durationMs),
+      outcome:
+        event.outcome === 'answered' ? 'ok' : event.outcome === 'refused' ? 'refused' : 'error',
+      method: event.method,
+      ...(event.outcome !== 'answered' ? { error: event.detail ?? event.outcome } : {}),
+    });
+  }
+
   const dispatch = createMethodDispatch({
     pipeline,
     gateway,
+    bridge,
     catalog: new Catalog(options.source, pipeline, config.policy?.timeoutMs ?? 30_000),
     sessions,
     serverInfo: options.serverInfo ?? { name: 'toolwire-forwarder', version: '0.1.0' },
@@ -147,6 +181,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   const handleMcp = createStreamableHttp({
     dispatch,
     sessions,
+    bridge,
     pipeline,
     source: options.source,
     tokens,
@@ -256,6 +291,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     async close() {
       closed = true;
       unsubscribeLists?.();
+      bridge.close();
       // Shared sessions belong to whoever passed them in (their streams outlive this forwarder).
       if (ownsSessions) sessions.close();
       for (const server of listening) {

@@ -2,6 +2,7 @@ import type { AuthToken } from '@toolwire/config';
 import { errorMessage } from '@toolwire/schema';
 import type { CallContext } from './call/call-context.js';
 import type { CallPipeline } from './call/call-pipeline.js';
+import type { ProtocolBridge } from './bridge/protocol-bridge.js';
 import type { Catalog } from './catalog.js';
 import { listedTool, type GatewayMode } from './gateway-mode.js';
 import type { UpstreamMessage } from './http-upstream.js';
@@ -33,8 +34,15 @@ export interface DispatchContext {
   server?: string;
   modern?: boolean;
   signal?: AbortSignal;
-  /** Where notifications for this request go (progress, log messages, list_changed). */
-  notify?: (notification: { method: string; params?: Record<string, unknown> }) => void;
+  /**
+   * Where messages for this request go (progress, log messages, list_changed, server-to-client
+   * requests); false when it could not be written (the client takes no stream).
+   */
+  notify?: (notification: {
+    method: string;
+    params?: Record<string, unknown>;
+    id?: string | number;
+  }) => boolean | void;
   session?: Session;
   /** The client's network address (for the audit line). */
   address?: string;
@@ -50,6 +58,8 @@ export interface MethodDispatchOptions {
   gateway: GatewayMode;
   catalog: Catalog;
   sessions: Sessions;
+  /** Server-to-client requests, the clients' own upstream sessions, tasks. */
+  bridge: ProtocolBridge;
   serverInfo: { name: string; version: string };
   instructions?: string;
   /** `cacheScope` of list results in 2026-07-28 (`private` when auth is on). */
@@ -60,7 +70,7 @@ export interface MethodDispatchOptions {
 
 /** The transport-free core: one JSON-RPC message in, its answer out (HTTP and stdio share it). */
 export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
-  const { pipeline, gateway, catalog, sessions, serverInfo } = options;
+  const { pipeline, gateway, catalog, sessions, serverInfo, bridge } = options;
 
   function capabilities(): Record<string, unknown> {
     return {
@@ -110,9 +120,11 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
       case 'tools/list': {
         const { tools, hiddenByPolicy, unavailable } = pipeline.visibleTools(context.token, route);
         if (route === undefined) options.onToolsListed?.(hiddenByPolicy, unavailable);
+        // What each upstream lists to a client with this one's capabilities.
+        const offered = await bridge.visible(tools, context.session);
         if (route === undefined)
-          return { tools: gateway.list(await pipeline.listedFor(context.token, tools)) };
-        return { tools: tools.map((entry) => listedTool(entry, entry.tool.originalName)) };
+          return { tools: gateway.list(await pipeline.listedFor(context.token, offered)) };
+        return { tools: offered.map((entry) => listedTool(entry, entry.tool.originalName)) };
       }
       case 'tools/call': {
         if (typeof params.name !== 'string')
@@ -137,9 +149,15 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
             : gatewayed !== undefined
               ? gateway.call(gatewayed, args, callContext)
               : pipeline.call(name, args, callContext);
-        return call(params.arguments, {
+        const stream = context.notify
+          ? (message: Record<string, unknown>) => context.notify!(message as never) !== false
+          : undefined;
+        const client = bridge.legacyChannel(context.session, stream);
+        const untrack = client ? bridge.trackCall(context.session, stream) : undefined;
+        const calling = call(params.arguments, {
           token: context.token,
           signal: context.signal,
+          ...(client ? { client } : {}),
           meta,
           modern: context.modern,
           ...(context.address !== undefined ? { address: context.address } : {}),
@@ -157,6 +175,8 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
                 context.notify!({ method: message.method!, params: message.params })
             : undefined,
         });
+        if (untrack) void calling.finally(untrack).catch(() => undefined);
+        return calling;
       }
       case 'prompts/list':
         return catalog.listPrompts(route, context.token, context.signal);
@@ -222,6 +242,8 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         if (typeof id === 'string' || typeof id === 'number')
           sessions.cancel(context.session.id, id);
       }
+      if (request.method === 'notifications/roots/list_changed' && context.session)
+        await bridge.rootsChanged(context.session);
       return undefined;
     }
     const modern =

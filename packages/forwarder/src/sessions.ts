@@ -3,7 +3,12 @@ import type { AuthToken } from '@toolwire/config';
 import { HttpError } from './http-helpers.js';
 import { UNAUTHORIZED, type JsonRpcId } from './json-rpc.js';
 import { SESSION_MAX_AGE_MS, SessionCodec, type SessionClaims } from './session-codec.js';
-import { memorySessionStore, type SessionStore } from './session-store.js';
+import {
+  memorySessionStore,
+  recordStoreOf,
+  type RecordStore,
+  type SessionStore,
+} from './session-store.js';
 import { Subscriptions, type ListKind, type Subscription } from './subscriptions.js';
 
 export type { ListKind, Subscription } from './subscriptions.js';
@@ -19,6 +24,8 @@ export interface Session {
   lastSeen: number;
   /** Requests running on this instance, by the client's request id. */
   inflight: Map<JsonRpcId, AbortController>;
+  /** The client capabilities mirrored upstream (from `initialize`), when it declared any. */
+  capabilities?: Record<string, unknown>;
 }
 
 export interface SessionsOptions {
@@ -47,6 +54,8 @@ export class Sessions {
   readonly codec: SessionCodec;
   /** The 2026-07-28 subscriptions (list_changed reaches them with the GET streams). */
   readonly subscriptions: Subscriptions;
+  /** Records every instance sees: tasks, upstream sessions, answered server-to-client requests. */
+  readonly records: RecordStore;
   private readonly store: SessionStore;
   private readonly local = new Map<string, Session>();
   // A session seen here before is not re-verified (two HMACs) on each of its requests.
@@ -60,6 +69,7 @@ export class Sessions {
     this.options = options;
     this.codec = new SessionCodec(options.secret ?? SessionCodec.randomSecret());
     this.store = options.store ?? options.revocations ?? memorySessionStore();
+    this.records = recordStoreOf(this.store);
     this.store.onCancel?.((sessionId, requestId) => this.cancelHere(sessionId, requestId));
     this.subscriptions = new Subscriptions(options.onStream);
     this.idleMs = options.idleMs ?? 30 * 60_000;
@@ -72,16 +82,23 @@ export class Sessions {
     return this.local.size;
   }
 
-  /** A new session id for an answered `initialize`. */
-  open(protocolVersion: string, token: AuthToken | undefined, server: string | undefined): string {
+  /** A new session id for an answered `initialize` (with the capabilities mirrored upstream). */
+  open(
+    protocolVersion: string,
+    token: AuthToken | undefined,
+    server: string | undefined,
+    capabilities?: Record<string, unknown>,
+  ): string {
     return this.codec.mint({
       protocolVersion,
       server: server ?? null,
       token: this.fingerprint(token),
+      ...(capabilities && Object.keys(capabilities).length > 0 ? { caps: capabilities } : {}),
     });
   }
 
-  private fingerprint(token: AuthToken | undefined): string {
+  /** The token's fingerprint under the session secret ('' without auth): who owns a task. */
+  fingerprint(token: AuthToken | undefined): string {
     if (token === undefined) return '';
     let fingerprint = this.fingerprints.get(token);
     if (fingerprint === undefined) {
@@ -127,6 +144,7 @@ export class Sessions {
         streams: new Set(),
         lastSeen: Date.now(),
         inflight: new Map(),
+        ...(claims.caps ? { capabilities: claims.caps } : {}),
       };
       this.local.set(id, session);
       this.claimsOf.set(session, claims);
@@ -145,6 +163,19 @@ export class Sessions {
       clearInterval(keepAlive);
       session.streams.delete(res);
     });
+  }
+
+  /** The sessions this process knows (served lately or streaming). */
+  localSession(id: string): Session | undefined {
+    return this.local.get(id);
+  }
+
+  /** Writes a message to the session's GET streams on this instance; false when it has none. */
+  sendToStreams(session: Session, message: Record<string, unknown>): boolean {
+    const open = [...session.streams].filter((stream) => !stream.writableEnded);
+    const line = `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    for (const stream of open) stream.write(line);
+    return open.length > 0;
   }
 
   addSubscription(subscription: Subscription): void {

@@ -1,5 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthToken } from '@toolwire/config';
+import type { ProtocolBridge } from './bridge/protocol-bridge.js';
+import { mirroredCapabilities } from './bridge/client-capabilities.js';
+import { ServerRequests } from './bridge/server-requests.js';
 import type { CallPipeline } from './call/call-pipeline.js';
 import { classifyEra } from './classify-era.js';
 import type { HttpGuard } from './http-guard.js';
@@ -17,6 +20,7 @@ import {
   INVALID_REQUEST,
   invalidIdReason,
   isRecord,
+  JsonRpcFault,
   METHOD_NOT_FOUND,
   PARSE_ERROR,
   type JsonRpcError,
@@ -32,6 +36,7 @@ import { traceHeadersOf } from './tracing.js';
 export interface StreamableHttpOptions {
   dispatch: Dispatch;
   sessions: Sessions;
+  bridge: ProtocolBridge;
   pipeline: CallPipeline;
   source: ToolSource;
   /** Bearer tokens by their secret. */
@@ -143,16 +148,30 @@ export function createStreamableHttp(
       };
       const headers: Record<string, string> = {};
       if (response.result) {
+        const params = isRecord(message.params) ? message.params : {};
         headers['mcp-session-id'] = sessions.open(
           response.result.protocolVersion ?? LEGACY_PROTOCOLS[0],
           token,
           route,
+          mirroredCapabilities(params.capabilities),
         );
       }
       sendJson(res, 200, response, headers);
       return;
     }
     const session = await sessionFor(req, token, route);
+    if (!isRequest && ServerRequests.isResponse(message)) {
+      // The client's answer to a server-to-client request we sent it for an upstream.
+      try {
+        await options.bridge.requests.answer(session.id, token?.client ?? 'anonymous', message);
+      } catch (error) {
+        if (!(error instanceof JsonRpcFault)) throw error;
+        sendJson(res, 400, { jsonrpc: '2.0', id: message.id ?? null, error: error.toError() });
+        return;
+      }
+      res.writeHead(202).end();
+      return;
+    }
     if (!isRequest) {
       await dispatch(message, { token, server: route, session, modern: false });
       res.writeHead(202).end();
@@ -234,6 +253,7 @@ export function createStreamableHttp(
   ): Promise<void> {
     const session = await sessionOf(req, route);
     await sessions.end(session);
+    await options.bridge.end(session);
     res.writeHead(200).end();
   }
 

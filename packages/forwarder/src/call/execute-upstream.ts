@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, ToolwireError } from '@toolwire/schema';
-import { UpstreamError, type HttpUpstream } from '../http-upstream.js';
+import { UpstreamError, type HttpUpstream, type UpstreamMessage } from '../http-upstream.js';
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -134,26 +134,60 @@ export class UpstreamExecutor {
       arguments: args,
     };
     if (Object.keys(meta).length > 0) params._meta = meta;
-    const result = await http.request('tools/call', params, {
-      signal: context.signal,
-      timeoutMs: entry.timeoutMs,
-      headers: trace,
-      onNotification: (message) => {
-        const p = message.params;
-        if (
-          message.method === 'notifications/progress' &&
-          isRecord(p) &&
-          p.progressToken === ourToken
-        ) {
-          context.onProgress?.({
-            progress: Number(p.progress),
-            ...(typeof p.total === 'number' ? { total: p.total } : {}),
-            ...(typeof p.message === 'string' ? { message: p.message } : {}),
-          });
-        } else context.onNotification?.(message);
-      },
-    });
-    return settleHttpResult(result, entry, context.modern === true);
+    const onNotification = (message: UpstreamMessage): void => {
+      const p = message.params;
+      if (
+        message.method === 'notifications/progress' &&
+        isRecord(p) &&
+        p.progressToken === ourToken
+      ) {
+        context.onProgress?.({
+          progress: Number(p.progress),
+          ...(typeof p.total === 'number' ? { total: p.total } : {}),
+          ...(typeof p.message === 'string' ? { message: p.message } : {}),
+        });
+      } else context.onNotification?.(message);
+    };
+    const client = context.client;
+    if (!client) {
+      const result = await http.request('tools/call', params, {
+        signal: context.signal,
+        timeoutMs: entry.timeoutMs,
+        headers: trace,
+        onNotification,
+      });
+      return settleHttpResult(result, entry, context.modern === true);
+    }
+    // The client's own upstream session, with its capabilities and its server-to-client requests.
+    for (let attempt = 1; ; attempt++) {
+      const session = await client.sessionFor(entry.server, http);
+      try {
+        const result = await http.request('tools/call', params, {
+          signal: context.signal,
+          timeoutMs: entry.timeoutMs,
+          headers: trace,
+          onNotification,
+          capabilities: client.capabilities,
+          ...(session !== undefined ? { session } : {}),
+          onRequest: (message) => client.ask(entry.server, session, message),
+        });
+        if (isRecord(result) && isRecord(result.task) && client.taskCreated)
+          return (await client.taskCreated(
+            entry.server,
+            session,
+            result,
+            entry.tool.name,
+          )) as CallToolResult;
+        return settleHttpResult(result, entry, context.modern === true);
+      } catch (error) {
+        // The upstream restarted and forgot the session: a new one, once.
+        if (session !== undefined && attempt === 1 && isSessionGone(error)) {
+          await client.forget(entry.server, session);
+          continue;
+        }
+        throw error;
+      }
+    }
   }
 
   private viaSource(
@@ -261,6 +295,11 @@ export function toFault(error: unknown, entry: ToolEntry): JsonRpcFault {
     `Tool "${entry.tool.name}" failed: ${errorMessage(error)}`,
     { upstream: entry.server },
   );
+}
+
+/** The upstream answered 404 for a session of ours: it restarted and forgot it. */
+export function isSessionGone(error: unknown): boolean {
+  return error instanceof UpstreamError && error.kind === 'http' && /\b404\b/.test(error.message);
 }
 
 function isTransient(error: unknown): boolean {

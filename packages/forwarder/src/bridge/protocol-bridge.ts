@@ -1,0 +1,196 @@
+import type { ClientChannel } from '../call/call-context.js';
+import type { CallPipeline } from '../call/call-pipeline.js';
+import type { ToolEntry } from '../call/tool-index.js';
+import type { ServerRequestAnswer, UpstreamMessage } from '../http-upstream.js';
+import { isRecord } from '../json-rpc.js';
+import type { Session, Sessions } from '../sessions.js';
+import {
+  capabilityKey,
+  mirroredCapabilities,
+  type MirroredCapabilities,
+} from './client-capabilities.js';
+import { ServerRequests, type ServerRequestEvent } from './server-requests.js';
+import {
+  UpstreamSessions,
+  type UnrelatedMessage,
+  type UpstreamOwner,
+} from './upstream-sessions.js';
+
+type Notify = (message: Record<string, unknown>) => boolean;
+
+export interface ProtocolBridgeOptions {
+  sessions: Sessions;
+  pipeline: CallPipeline;
+  /** How long a client has to answer a server-to-client request (default 5 minutes). */
+  clientRequestTimeoutMs?: number;
+  /** Told of every server-to-client request (metrics, audit). */
+  onServerRequest?: (event: ServerRequestEvent) => void;
+}
+
+/**
+ * What the gateway carries between clients and upstreams beyond tools: each client's own upstream
+ * sessions (its capabilities mirrored), server-to-client requests routed to the client on whose
+ * behalf the upstream works and their answers back, the messages an upstream sends outside a
+ * request. Only for upstreams the forwarder reaches over streamable HTTP; others go through the
+ * source's one connection.
+ */
+export class ProtocolBridge {
+  readonly upstreamSessions: UpstreamSessions;
+  readonly requests: ServerRequests;
+  /** Streams of calls in flight per downstream session (for messages sent outside a request). */
+  private readonly callStreams = new Map<string, Notify[]>();
+
+  constructor(private readonly options: ProtocolBridgeOptions) {
+    const { sessions, pipeline } = options;
+    this.upstreamSessions = new UpstreamSessions(sessions.records, (message) =>
+      this.unrelated(message),
+    );
+    this.requests = new ServerRequests({
+      codec: sessions.codec,
+      records: sessions.records,
+      timeoutMs: options.clientRequestTimeoutMs ?? 300_000,
+      upstream: (server) => pipeline.httpUpstream(server),
+      onEvent: (event) => options.onServerRequest?.(event),
+    });
+    pipeline.onChange((server) => this.upstreamSessions.toolsChanged(server));
+  }
+
+  /**
+   * The channel of a 2025-era session's request, or `undefined` when the session declared nothing
+   * to bridge (its calls take the shared upstream session, the fast path).
+   */
+  legacyChannel(session: Session | undefined, notify?: Notify): ClientChannel | undefined {
+    if (!session) return undefined;
+    const capabilities = mirroredCapabilities(session.capabilities);
+    if (capabilityKey(capabilities) === '') return undefined;
+    const owner: UpstreamOwner = { key: session.id, capabilities };
+    const client = session.token?.client ?? 'anonymous';
+    return {
+      capabilities,
+      sessionFor: (server, http) => this.upstreamSessions.sessionFor(server, http, owner),
+      forget: (server, upstreamSession) =>
+        this.upstreamSessions.forget(server, owner, upstreamSession),
+      ask: (server, upstreamSession, message) =>
+        this.requests.ask(server, upstreamSession, message, {
+          session: session.id,
+          client,
+          capabilities,
+          send: (out) => this.deliver(session, out, notify),
+        }),
+    };
+  }
+
+  /** The owner of a session's upstream sessions, for listings; `undefined` when it has none. */
+  ownerOf(session: Session | undefined): UpstreamOwner | undefined {
+    const capabilities = mirroredCapabilities(session?.capabilities);
+    return session && capabilityKey(capabilities) !== ''
+      ? { key: session.id, capabilities }
+      : undefined;
+  }
+
+  /**
+   * Keeps the stream of a call in flight as a way to reach the session's client with what its
+   * upstream sessions send outside a request; returns the function that forgets it.
+   */
+  trackCall(session: Session | undefined, notify: Notify | undefined): () => void {
+    if (!session || !notify) return () => {};
+    let streams = this.callStreams.get(session.id);
+    if (!streams) this.callStreams.set(session.id, (streams = []));
+    streams.push(notify);
+    return () => {
+      const at = streams.indexOf(notify);
+      if (at >= 0) streams.splice(at, 1);
+      if (streams.length === 0) this.callStreams.delete(session.id);
+    };
+  }
+
+  /** Writes to the client: the call's own stream, else the session's GET stream, else a call's. */
+  private deliver(session: Session, message: Record<string, unknown>, notify?: Notify): boolean {
+    if (notify?.(message)) return true;
+    if (this.options.sessions.sendToStreams(session, message)) return true;
+    const calls = this.callStreams.get(session.id) ?? [];
+    for (let i = calls.length - 1; i >= 0; i--) if (calls[i]!(message)) return true;
+    return false;
+  }
+
+  /**
+   * The HTTP upstreams' tools a client may see: an upstream may offer some tools only to clients
+   * with sampling, elicitation or roots, so each listing is the one its capability set gets.
+   */
+  async visible(entries: ToolEntry[], session: Session | undefined): Promise<ToolEntry[]> {
+    const owner = this.ownerOf(session);
+    const servers = new Set<string>();
+    for (const entry of entries) if (!entry.native) servers.add(entry.server);
+    const names = new Map<string, Set<string> | undefined>();
+    await Promise.all(
+      [...servers].map(async (server) => {
+        const http = this.options.pipeline.httpUpstream(server);
+        if (!http) return;
+        try {
+          names.set(server, await this.upstreamSessions.toolNames(server, http, owner));
+        } catch {
+          // Unreachable now: its last known tools stay listed (calls say why they fail).
+        }
+      }),
+    );
+    return entries.filter((entry) => {
+      const listed = entry.native ? undefined : names.get(entry.server);
+      return !listed || listed.has(entry.tool.originalName);
+    });
+  }
+
+  /** A client of `session` says its roots changed: every upstream session of it is told. */
+  async rootsChanged(session: Session): Promise<void> {
+    const open = await this.upstreamSessions.sessionsOf(session.id);
+    await Promise.all(
+      open.map(({ http, session: upstream }) =>
+        http.notifySession(upstream, 'notifications/roots/list_changed').catch(() => undefined),
+      ),
+    );
+  }
+
+  /** What an upstream sent on one of our sessions' GET streams, passed to the client it is for. */
+  private unrelated({ server, session: upstreamSession, owner, message }: UnrelatedMessage): void {
+    const session = this.options.sessions.localSession(owner);
+    const http = this.options.pipeline.httpUpstream(server);
+    if (message.method && message.id !== undefined && message.id !== null) {
+      const requestId = message.id;
+      const answer: Promise<ServerRequestAnswer> = session
+        ? this.requests.ask(server, upstreamSession, message, {
+            session: session.id,
+            client: session.token?.client ?? 'anonymous',
+            capabilities: mirroredCapabilities(session.capabilities),
+            send: (out) => this.deliver(session, out),
+          })
+        : Promise.resolve({
+            error: { code: -32603, message: `${message.method}: the client is not connected here` },
+          });
+      void answer.then((a) => http?.respond(upstreamSession, requestId, a)).catch(() => undefined);
+      return;
+    }
+    if (!message.method || !session) return;
+    if (message.method === 'notifications/tools/list_changed')
+      this.upstreamSessions.toolsChanged(server);
+    this.deliver(session, notificationOf(message));
+  }
+
+  /** A downstream session ended: its upstream sessions end too. */
+  end(session: Session): Promise<void> {
+    return this.upstreamSessions.end(session.id);
+  }
+
+  close(): void {
+    this.requests.close();
+    this.upstreamSessions.close();
+  }
+}
+
+function notificationOf(message: UpstreamMessage): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    method: message.method,
+    ...(isRecord(message.params) ? { params: message.params } : {}),
+  };
+}
+
+export type { MirroredCapabilities };
