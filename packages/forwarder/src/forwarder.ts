@@ -148,6 +148,20 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       ? { clientRequestTimeoutMs: options.clientRequestTimeoutMs }
       : {}),
     onServerRequest: (event) => recordServerRequest(event),
+    onTask: (event) => {
+      metrics.task(event.server, event.event);
+      pipeline.audit({
+        event: 'task',
+        client: event.client,
+        tool: `tasks/${event.event}`,
+        upstream: event.server,
+        durationMs: 0,
+        outcome: event.event === 'failed' ? 'error' : event.event === 'refused' ? 'refused' : 'ok',
+        method: event.event === 'created' ? 'tools/call' : `tasks/${event.event}`,
+        taskId: event.taskId,
+        ...(event.detail !== undefined ? { error: event.detail } : {}),
+      });
+    },
   });
 
   /** A server-to-client request's metric and audit line. */

@@ -118,6 +118,11 @@ export class HttpUpstream {
     });
   }
 
+  /** The session of the channel's own calls (2025-era upstreams), once initialized. */
+  get sharedSession(): string | undefined {
+    return this.sessionId;
+  }
+
   get modern(): boolean {
     return this.protocolVersion === MODERN_PROTOCOL;
   }

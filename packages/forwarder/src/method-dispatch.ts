@@ -75,6 +75,8 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
   function capabilities(): Record<string, unknown> {
     return {
       tools: { listChanged: true },
+      // Core tasks (2025-11-25): task-augmented tools/call of upstreams that offer it.
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       // Resource update notifications are not relayed on the aggregated route (the passthrough
       // route relays them), so subscriptions are not offered here.
       resources: { listChanged: true },
@@ -152,7 +154,10 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         const stream = context.notify
           ? (message: Record<string, unknown>) => context.notify!(message as never) !== false
           : undefined;
-        const client = bridge.legacyChannel(context.session, stream);
+        const client = bridge.channel(
+          { token: context.token, session: context.session, notify: stream },
+          isRecord(params.task),
+        );
         const untrack = client ? bridge.trackCall(context.session, stream) : undefined;
         const calling = call(params.arguments, {
           token: context.token,
@@ -170,14 +175,25 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
                     params: { progressToken: token, ...p },
                   })
               : undefined,
-          onNotification: context.notify
-            ? (message: UpstreamMessage) =>
-                context.notify!({ method: message.method!, params: message.params })
+          onNotification: stream
+            ? (message: UpstreamMessage, server?: string) => bridge.relay(server, message, stream)
             : undefined,
         });
         if (untrack) void calling.finally(untrack).catch(() => undefined);
         return calling;
       }
+      case 'tasks/get':
+      case 'tasks/result':
+      case 'tasks/list':
+      case 'tasks/cancel':
+        return bridge.task(request.method, params, {
+          ...(context.signal ? { signal: context.signal } : {}),
+          ...(context.token ? { token: context.token } : {}),
+          ...(context.session ? { session: context.session } : {}),
+          ...(context.notify
+            ? { notify: (message) => context.notify!(message as never) !== false }
+            : {}),
+        });
       case 'prompts/list':
         return catalog.listPrompts(route, context.token, context.signal);
       case 'prompts/get':

@@ -73,6 +73,8 @@ export interface RegistryTool {
   annotations?: ToolAnnotations;
   /** `ok`: callable; `stale`: callable, but the last refresh of its server failed; `unavailable`: its server is down (last known definition). */
   status: ToolStatus;
+  /** Whether the tool runs as a task (`required`, `optional`; absent or `forbidden`: never). */
+  execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
 }
 
 export interface ServerInfo {

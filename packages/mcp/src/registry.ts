@@ -464,7 +464,16 @@ function fromMcpTool(server: string, tool: McpTool): Omit<RegistryTool, 'name' |
     inputSchema: tool.inputSchema as JsonSchema,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema as JsonSchema } : {}),
     ...(annotations ? { annotations } : {}),
+    ...(executionOf(tool) ? { execution: executionOf(tool)! } : {}),
   };
+}
+
+/** A tool's `execution.taskSupport`, when it declares one the protocol knows. */
+function executionOf(tool: McpTool): RegistryTool['execution'] | undefined {
+  const taskSupport = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+  return taskSupport === 'required' || taskSupport === 'optional' || taskSupport === 'forbidden'
+    ? { taskSupport }
+    : undefined;
 }
 
 function included(name: string, config: McpServerConfig): boolean {

@@ -77,3 +77,160 @@ describe('server-to-client requests through /mcp (2025-11-25)', () => {
     });
   }
 });
+
+describe('tasks through /mcp (2025-11-25)', () => {
+  for (const kind of ['v2', 'v1'] as const) {
+    it(`${kind}: a task is created, polled, listed and its result fetched as straight to the server; input_required delivers its elicitation`, async () => {
+      const open = (url: string): Promise<ProtocolClient> =>
+        kind === 'v2' ? sdkV2Client(url, 'legacy') : sdkV1Client(url);
+      const direct = await open(everything.url);
+      const gated = await open(`${gateway.url}/mcp`);
+      try {
+        for (const ambiguous of [false, true]) {
+          const args = { topic: 'python', ambiguous };
+          const results: string[] = [];
+          for (const [client, tool] of [
+            [direct, 'simulate-research-query'],
+            [gated, 'everything__simulate-research-query'],
+          ] as const) {
+            const task = await client.tasks.start(tool, args);
+            expect(task.status).toBe('working');
+            if (client === gated) expect(task.taskId).toMatch(/^tw-/);
+            const state = await pollTask(client, task.taskId, [
+              'input_required',
+              'completed',
+              'failed',
+            ]);
+            if (ambiguous) expect(state.status).toBe('input_required');
+            // tasks/result: delivers the task's elicitation, then waits for the end.
+            results.push(text(await client.tasks.result(task.taskId)));
+            expect((await pollTask(client, task.taskId, ['completed'])).status).toBe('completed');
+            expect((await client.tasks.list()).map((t) => t.taskId)).toContain(task.taskId);
+          }
+          expect(results[1]).toBe(results[0]);
+          if (ambiguous) expect(results[1]).toContain('Clarification');
+        }
+        expect(gated.seen.map((s) => s.method)).toEqual(direct.seen.map((s) => s.method));
+
+        // Cancelled.
+        for (const [client, tool] of [
+          [direct, 'simulate-research-query'],
+          [gated, 'everything__simulate-research-query'],
+        ] as const) {
+          const task = await client.tasks.start(tool, { topic: 'rust' });
+          await client.tasks.cancel(task.taskId);
+          expect((await client.tasks.get(task.taskId)).status).toBe('cancelled');
+        }
+      } finally {
+        await direct.close();
+        await gated.close();
+      }
+    });
+  }
+
+  it('an unknown task id is "not found", as straight to the server', async () => {
+    const direct = await sdkV1Client(everything.url);
+    const gated = await sdkV1Client(`${gateway.url}/mcp`);
+    try {
+      for (const [client, id] of [
+        [direct, 'no-such-task'],
+        [gated, 'no-such-task'],
+        [gated, 'tw-AAAAAAAAAAAAAAAAAAAAAAAA'],
+      ] as const) {
+        await expect(client.request('tasks/get', { taskId: id })).rejects.toMatchObject({
+          code: -32602,
+        });
+      }
+    } finally {
+      await direct.close();
+      await gated.close();
+    }
+  });
+});
+
+/** Polls tasks/get (at the server's interval, 200 ms at most) until the task is in one of `statuses`. */
+async function pollTask(client: ProtocolClient, taskId: string, statuses: string[]) {
+  for (;;) {
+    const task = await client.tasks.get(taskId);
+    if (statuses.includes(task.status)) return task;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(task.pollInterval ?? 200, 200)));
+  }
+}
+
+describe('tasks are bound to the token that created them', () => {
+  let secured: TestGateway;
+  beforeAll(async () => {
+    secured = await startGateway(
+      {
+        mcpServers: { everything: { url: everything.url } },
+        auth: {
+          tokens: [
+            { token: 'token-a', client: 'alice', allow: ['*'] },
+            { token: 'token-b', client: 'bob', allow: ['*'] },
+            { token: 'token-c', client: 'carol', allow: ['everything__echo'] },
+          ],
+        },
+      } as never,
+      { clientRequestTimeoutMs: 3000 },
+    );
+  });
+  afterAll(() => secured?.close());
+
+  it('another token gets "not found" for get, result, cancel and does not list it; a token that may not call the tool neither', async () => {
+    const as = (token: string) =>
+      sdkV1Client(`${secured.url}/mcp`, { authorization: `Bearer ${token}` });
+    const alice = await as('token-a');
+    const bob = await as('token-b');
+    const carol = await as('token-c');
+    try {
+      const task = await alice.tasks.start('everything__simulate-research-query', {
+        topic: 'go',
+      });
+      for (const other of [bob, carol]) {
+        for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
+          await expect(
+            other.request(method, { taskId: task.taskId }),
+            method,
+          ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('not found') });
+        }
+        expect((await other.tasks.list()).map((t) => t.taskId)).not.toContain(task.taskId);
+      }
+      // Still alice's, untouched.
+      expect((await alice.tasks.get(task.taskId)).status).not.toBe('cancelled');
+      expect((await alice.tasks.list()).map((t) => t.taskId)).toContain(task.taskId);
+      await alice.tasks.cancel(task.taskId);
+      const refused = secured.logs.filter(
+        (line) => line.event === 'task' && line.outcome === 'refused',
+      );
+      expect(refused.length).toBeGreaterThanOrEqual(6);
+      expect(refused[0]).toMatchObject({ taskId: task.taskId, upstream: 'everything' });
+    } finally {
+      await Promise.all([alice.close(), bob.close(), carol.close()]);
+    }
+  });
+});
+
+describe('an upstream killed mid-task', () => {
+  it('gives a failed task (get) and an error (result), not a hang', async () => {
+    const doomed = await startEverything();
+    const gw = await startGateway({ mcpServers: { doomed: { url: doomed.url } } } as never);
+    const client = await sdkV1Client(`${gw.url}/mcp`);
+    try {
+      const task = await client.tasks.start('doomed__simulate-research-query', { topic: 'c' });
+      const waiting = client.tasks.result(task.taskId).then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+      await doomed.kill();
+      expect(await waiting).toMatch(/Task failed: upstream "doomed" went away/);
+      const failed = await client.tasks.get(task.taskId);
+      expect(failed).toMatchObject({ taskId: task.taskId, status: 'failed' });
+      expect(failed.statusMessage).toContain('went away');
+      await expect(client.tasks.result(task.taskId)).rejects.toThrow(/Task failed/);
+    } finally {
+      await client.close();
+      await gw.close();
+      await doomed.kill();
+    }
+  });
+});

@@ -2,6 +2,7 @@ import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient } from '@modelcontextprotocol/ext-tasks/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -30,11 +31,40 @@ export function sampled(params: { messages?: Array<{ content?: unknown }> }) {
   };
 }
 
-export function elicited(params: { mode?: string }) {
-  return params.mode === 'url'
-    ? { action: 'accept' as const }
-    : { action: 'accept' as const, content: { name: 'Ada', check: true } };
+/** A form filled the same way on every route: each required field, plus name and check. */
+export function elicited(params: {
+  mode?: string;
+  requestedSchema?: { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+}) {
+  if (params.mode === 'url') return { action: 'accept' as const };
+  const properties = params.requestedSchema?.properties ?? {};
+  const content: Record<string, unknown> = {};
+  for (const key of params.requestedSchema?.required ?? []) {
+    const field = properties[key] ?? {};
+    const choices = (field.oneOf ?? field.anyOf) as Array<{ const?: unknown }> | undefined;
+    content[key] =
+      field.default ??
+      choices?.[0]?.const ??
+      (field.enum as unknown[] | undefined)?.[0] ??
+      (field.type === 'boolean'
+        ? true
+        : field.type === 'number' || field.type === 'integer'
+          ? 1
+          : 'Ada');
+  }
+  if (properties.name) content.name = 'Ada';
+  if (properties.check) content.check = true;
+  return { action: 'accept' as const, content };
 }
+
+/** A result schema that takes any object (for raw requests: tasks/*, logging/setLevel). */
+export const ANY_RESULT = {
+  '~standard': {
+    version: 1,
+    vendor: 'protocol-test',
+    validate: (value: unknown) => ({ value }),
+  },
+} as const;
 
 /** A server-to-client request as a client saw it (method and mode). */
 export interface SeenRequest {
@@ -60,7 +90,47 @@ export interface ProtocolClient {
   /** A raw request (tasks/*, logging/setLevel, resources/subscribe). */
   request(method: string, params: Record<string, unknown>): Promise<unknown>;
   setRoots(roots: typeof ROOTS): Promise<void>;
+  /** Tasks as this client's own API drives them. */
+  readonly tasks: TaskApi;
   close(): Promise<void>;
+}
+
+/** A task as a client sees it. */
+export interface TaskView {
+  taskId: string;
+  status: string;
+  pollInterval?: number;
+  statusMessage?: string;
+}
+
+export interface TaskApi {
+  /** Calls a tool as a task; resolves with the task as created. */
+  start(name: string, args: Record<string, unknown>): Promise<TaskView>;
+  get(taskId: string): Promise<TaskView>;
+  /** The task's result (waits for its end; input it needs is asked of this client meanwhile). */
+  result(taskId: string): Promise<unknown>;
+  list(): Promise<TaskView[]>;
+  cancel(taskId: string): Promise<void>;
+}
+
+/** Tasks over raw JSON-RPC requests (2025-11-25 wire shapes). */
+function rawTasks(request: ProtocolClient['request']): TaskApi {
+  return {
+    async start(name, args) {
+      const created = (await request('tools/call', {
+        name,
+        arguments: args,
+        task: { ttl: 60_000 },
+      })) as { task: TaskView };
+      return created.task;
+    },
+    get: (taskId) => request('tasks/get', { taskId }) as Promise<TaskView>,
+    result: (taskId) => request('tasks/result', { taskId }),
+    list: async () => ((await request('tasks/list', {})) as { tasks: TaskView[] }).tasks,
+    async cancel(taskId) {
+      await request('tasks/cancel', { taskId });
+    },
+  };
 }
 
 const CAPABILITIES = {
@@ -101,8 +171,36 @@ export async function sdkV2Client(
     logs.push(notification.params);
   });
   await client.connect(new TransportV2(new URL(url), { requestInit: { headers } }));
+  const session = createTaskSessionFromClient(client, { endpointId: url });
+  const tasks: TaskApi = {
+    async start(name, args) {
+      const execution = await session.callTool(name, args as never, {
+        task: { preference: 'require', retentionMs: 60_000 },
+      });
+      if (execution.kind !== 'task') throw new Error(`${name} did not run as a task`);
+      return this.get(execution.handle.taskId);
+    },
+    async get(taskId) {
+      const view = await session.task(taskId as never).snapshot();
+      return { ...view, taskId: view.taskId as string } as TaskView;
+    },
+    // The SDK's own request (its elicitation handler answers the input the task asks for on the
+    // way): ext-tasks' result() waits for input routed through its own input handler instead.
+    result: (taskId) =>
+      client.request(
+        { method: 'tasks/result', params: { taskId } } as never,
+        ANY_RESULT as never,
+        { timeout: 60_000 } as never,
+      ) as Promise<unknown>,
+    async list() {
+      const page = await session.listTasks();
+      return page.tasks.map((task) => ({ ...task, taskId: task.taskId as string }) as TaskView);
+    },
+    cancel: (taskId) => session.cancelTask(taskId as never),
+  };
   return {
     kind: `sdk-v2-${mode}`,
+    tasks,
     seen,
     logs,
     get silent() {
@@ -124,7 +222,10 @@ export async function sdkV2Client(
       roots = next;
       await client.sendRootsListChanged();
     },
-    close: () => client.close(),
+    close: async () => {
+      await session.close();
+      await client.close();
+    },
   };
 }
 
@@ -159,8 +260,11 @@ export async function sdkV1Client(
     logs.push(notification.params);
   });
   await client.connect(new TransportV1(new URL(url), { requestInit: { headers } }));
+  const request: ProtocolClient['request'] = (method, params) =>
+    client.request({ method, params } as never, ResultSchema);
   return {
     kind: 'sdk-v1',
+    tasks: rawTasks(request),
     seen,
     logs,
     get silent() {
@@ -177,7 +281,7 @@ export async function sdkV1Client(
         ...(options.onProgress ? { onprogress: options.onProgress } : {}),
         timeout: options.timeoutMs ?? 60_000,
       } as never),
-    request: (method, params) => client.request({ method, params } as never, ResultSchema),
+    request,
     async setRoots(next) {
       roots = next;
       await client.sendRootsListChanged();

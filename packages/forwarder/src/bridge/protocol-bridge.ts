@@ -1,6 +1,7 @@
 import type { ClientChannel } from '../call/call-context.js';
 import type { CallPipeline } from '../call/call-pipeline.js';
 import type { ToolEntry } from '../call/tool-index.js';
+import type { AuthToken } from '@toolwire/config';
 import type { ServerRequestAnswer, UpstreamMessage } from '../http-upstream.js';
 import { isRecord } from '../json-rpc.js';
 import type { Session, Sessions } from '../sessions.js';
@@ -10,6 +11,7 @@ import {
   type MirroredCapabilities,
 } from './client-capabilities.js';
 import { ServerRequests, type ServerRequestEvent } from './server-requests.js';
+import { TaskRegistry, type TaskCaller, type TaskEvent } from './tasks.js';
 import {
   UpstreamSessions,
   type UnrelatedMessage,
@@ -25,6 +27,17 @@ export interface ProtocolBridgeOptions {
   clientRequestTimeoutMs?: number;
   /** Told of every server-to-client request (metrics, audit). */
   onServerRequest?: (event: ServerRequestEvent) => void;
+  /** Told of every task event (metrics, audit). */
+  onTask?: (event: TaskEvent) => void;
+}
+
+/** Who a request comes from, as the bridge needs it. */
+export interface BridgeCaller {
+  token?: AuthToken;
+  session?: Session;
+  /** The request's stream (upgraded to SSE on first use); false when it cannot be written. */
+  notify?: Notify;
+  signal?: AbortSignal;
 }
 
 /**
@@ -37,14 +50,15 @@ export interface ProtocolBridgeOptions {
 export class ProtocolBridge {
   readonly upstreamSessions: UpstreamSessions;
   readonly requests: ServerRequests;
+  readonly tasks: TaskRegistry;
   /** Streams of calls in flight per downstream session (for messages sent outside a request). */
   private readonly callStreams = new Map<string, Notify[]>();
 
   constructor(private readonly options: ProtocolBridgeOptions) {
     const { sessions, pipeline } = options;
-    this.upstreamSessions = new UpstreamSessions(sessions.records, (message) =>
-      this.unrelated(message),
-    );
+    this.upstreamSessions = new UpstreamSessions(sessions.records, (message) => {
+      void this.unrelated(message).catch(() => undefined);
+    });
     this.requests = new ServerRequests({
       codec: sessions.codec,
       records: sessions.records,
@@ -52,14 +66,98 @@ export class ProtocolBridge {
       upstream: (server) => pipeline.httpUpstream(server),
       onEvent: (event) => options.onServerRequest?.(event),
     });
+    this.tasks = new TaskRegistry({
+      records: sessions.records,
+      pipeline,
+      onEvent: (event) => options.onTask?.(event),
+    });
     pipeline.onChange((server) => this.upstreamSessions.toolsChanged(server));
+  }
+
+  /** Who owns the tasks a caller creates, and where `tasks/list` finds them. */
+  taskCaller(caller: BridgeCaller): TaskCaller {
+    const owner = this.options.sessions.fingerprint(caller.token);
+    return {
+      token: caller.token,
+      owner,
+      scope: caller.token
+        ? `token:${owner}`
+        : caller.session
+          ? `session:${caller.session.id}`
+          : 'anonymous',
+      client: caller.token?.client ?? 'anonymous',
+    };
+  }
+
+  /**
+   * The channel of a call: a 2025-era session that declared capabilities to bridge gets its own
+   * upstream sessions and server-to-client requests; a task-augmented call gets its task recorded;
+   * anything else takes the shared upstream session (`undefined`: the fast path).
+   */
+  channel(caller: BridgeCaller, augmented: boolean): ClientChannel | undefined {
+    const bridged = this.legacyChannel(caller.session, caller.notify);
+    if (bridged) return { ...bridged, taskCreated: this.recorder(caller) };
+    if (!augmented) return undefined;
+    return {
+      capabilities: {},
+      sessionFor: () => Promise.resolve(undefined),
+      forget: () => Promise.resolve(),
+      ask: (_server, _session, message) =>
+        Promise.resolve({
+          error: {
+            code: -32601,
+            message: `${message.method}: the client did not declare the capability this needs`,
+          },
+        }),
+      taskCreated: this.recorder(caller),
+    };
+  }
+
+  private recorder(caller: BridgeCaller): NonNullable<ClientChannel['taskCreated']> {
+    const who = this.taskCaller(caller);
+    return (server, session, result, tool) =>
+      this.tasks.created(server, session, result, tool, who);
+  }
+
+  /** `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` of a 2025-era client. */
+  task(method: string, params: Record<string, unknown>, caller: BridgeCaller): Promise<unknown> {
+    const channel = this.legacyChannel(caller.session, caller.notify);
+    return this.tasks.handle(method, params, this.taskCaller(caller), (record) => ({
+      ...(caller.signal ? { signal: caller.signal } : {}),
+      ...(channel
+        ? {
+            onRequest: (message: UpstreamMessage) =>
+              channel.ask(record.server, record.session ?? undefined, message),
+          }
+        : {}),
+      onNotification: (message: UpstreamMessage) =>
+        this.relay(record.server, message, caller.notify),
+    }));
+  }
+
+  /**
+   * A notification an upstream sent in a request's stream, passed on; task ids in it (status,
+   * related-task) become the ones the client knows.
+   */
+  relay(server: string | undefined, message: UpstreamMessage, notify: Notify | undefined): void {
+    if (!notify || !message.method) return;
+    if (server !== undefined && mentionsTask(message)) {
+      void this.tasks.outbound(server, message).then((mapped) => {
+        if (mapped) notify(notificationOf(mapped.message));
+      });
+      return;
+    }
+    notify(notificationOf(message));
   }
 
   /**
    * The channel of a 2025-era session's request, or `undefined` when the session declared nothing
    * to bridge (its calls take the shared upstream session, the fast path).
    */
-  legacyChannel(session: Session | undefined, notify?: Notify): ClientChannel | undefined {
+  legacyChannel(
+    session: Session | undefined,
+    notify?: Notify,
+  ): Omit<ClientChannel, 'taskCreated'> | undefined {
     if (!session) return undefined;
     const capabilities = mirroredCapabilities(session.capabilities);
     if (capabilityKey(capabilities) === '') return undefined;
@@ -70,14 +168,20 @@ export class ProtocolBridge {
       sessionFor: (server, http) => this.upstreamSessions.sessionFor(server, http, owner),
       forget: (server, upstreamSession) =>
         this.upstreamSessions.forget(server, owner, upstreamSession),
-      ask: (server, upstreamSession, message) =>
-        this.requests.ask(server, upstreamSession, message, {
+      ask: async (server, upstreamSession, message) =>
+        this.requests.ask(server, upstreamSession, await this.related(server, message), {
           session: session.id,
           client,
           capabilities,
           send: (out) => this.deliver(session, out, notify),
         }),
     };
+  }
+
+  /** A request related to a task names the task by the id the client knows. */
+  private async related(server: string, message: UpstreamMessage): Promise<UpstreamMessage> {
+    if (!mentionsTask(message)) return message;
+    return (await this.tasks.outbound(server, message))?.message ?? message;
   }
 
   /** The owner of a session's upstream sessions, for listings; `undefined` when it has none. */
@@ -150,13 +254,18 @@ export class ProtocolBridge {
   }
 
   /** What an upstream sent on one of our sessions' GET streams, passed to the client it is for. */
-  private unrelated({ server, session: upstreamSession, owner, message }: UnrelatedMessage): void {
+  private async unrelated({
+    server,
+    session: upstreamSession,
+    owner,
+    message,
+  }: UnrelatedMessage): Promise<void> {
     const session = this.options.sessions.localSession(owner);
     const http = this.options.pipeline.httpUpstream(server);
     if (message.method && message.id !== undefined && message.id !== null) {
       const requestId = message.id;
       const answer: Promise<ServerRequestAnswer> = session
-        ? this.requests.ask(server, upstreamSession, message, {
+        ? this.requests.ask(server, upstreamSession, await this.related(server, message), {
             session: session.id,
             client: session.token?.client ?? 'anonymous',
             capabilities: mirroredCapabilities(session.capabilities),
@@ -171,6 +280,11 @@ export class ProtocolBridge {
     if (!message.method || !session) return;
     if (message.method === 'notifications/tools/list_changed')
       this.upstreamSessions.toolsChanged(server);
+    if (mentionsTask(message)) {
+      const mapped = await this.tasks.outbound(server, message);
+      if (mapped) this.deliver(session, notificationOf(mapped.message));
+      return;
+    }
     this.deliver(session, notificationOf(message));
   }
 
@@ -183,6 +297,13 @@ export class ProtocolBridge {
     this.requests.close();
     this.upstreamSessions.close();
   }
+}
+
+/** Whether a message names a task of the upstream (its status, or a request related to it). */
+function mentionsTask(message: UpstreamMessage): boolean {
+  if (message.method === 'notifications/tasks/status') return true;
+  const meta = isRecord(message.params) ? message.params._meta : undefined;
+  return isRecord(meta) && meta['io.modelcontextprotocol/related-task'] !== undefined;
 }
 
 function notificationOf(message: UpstreamMessage): Record<string, unknown> {

@@ -20,7 +20,7 @@ export interface ClientChannel {
     message: UpstreamMessage,
   ): Promise<ServerRequestAnswer>;
   /** A call was answered with a task: recorded as this client's, under the id it will see. */
-  taskCreated?(
+  taskCreated(
     server: string,
     session: string | undefined,
     result: Record<string, unknown>,
@@ -36,8 +36,8 @@ export interface CallContext {
   /** The downstream request's `_meta` (progressToken, traceparent, …). */
   meta?: Record<string, unknown>;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** Other notifications from the upstream (log messages) for the downstream client. */
-  onNotification?: (message: UpstreamMessage) => void;
+  /** Other notifications from the upstream (log messages, task status) for the downstream client. */
+  onNotification?: (message: UpstreamMessage, server?: string) => void;
   /**
    * Further `tools/call` params passed to the upstream unchanged: the 2026-07-28 multi-round-trip
    * `inputResponses` and `requestState` of a retried call.

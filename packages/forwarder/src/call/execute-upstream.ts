@@ -146,7 +146,7 @@ export class UpstreamExecutor {
           ...(typeof p.total === 'number' ? { total: p.total } : {}),
           ...(typeof p.message === 'string' ? { message: p.message } : {}),
         });
-      } else context.onNotification?.(message);
+      } else context.onNotification?.(message, entry.server);
     };
     const client = context.client;
     if (!client) {
@@ -171,7 +171,7 @@ export class UpstreamExecutor {
           ...(session !== undefined ? { session } : {}),
           onRequest: (message) => client.ask(entry.server, session, message),
         });
-        if (isRecord(result) && isRecord(result.task) && client.taskCreated)
+        if (isRecord(result) && isRecord(result.task))
           return (await client.taskCreated(
             entry.server,
             session,
@@ -297,9 +297,17 @@ export function toFault(error: unknown, entry: ToolEntry): JsonRpcFault {
   );
 }
 
-/** The upstream answered 404 for a session of ours: it restarted and forgot it. */
+/**
+ * The upstream does not know a session of ours (it restarted and forgot it): HTTP 404, or the
+ * 400 "no valid session" some servers answer instead.
+ */
 export function isSessionGone(error: unknown): boolean {
-  return error instanceof UpstreamError && error.kind === 'http' && /\b404\b/.test(error.message);
+  if (error instanceof UpstreamError) return error.kind === 'http' && /\b404\b/.test(error.message);
+  return (
+    error instanceof JsonRpcFault &&
+    (error.rpcCode === -32000 || error.rpcCode === -32001) &&
+    /session/i.test(error.message)
+  );
 }
 
 function isTransient(error: unknown): boolean {
