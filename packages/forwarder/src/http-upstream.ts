@@ -93,6 +93,8 @@ export class HttpUpstream {
   private readonly baseHeaders: Record<string, string>;
   private readonly configuredHeaders: Record<string, string>;
   private readonly pool: Pool;
+  /** Long-lived GET streams of our sessions, apart from the calls' pool (they would starve it). */
+  private readonly streams: Pool;
   private readonly mode: 'auto' | 'modern' | 'legacy';
   private sessionId: string | undefined;
   private nextId = 1;
@@ -116,6 +118,7 @@ export class HttpUpstream {
       pipelining: 1,
       keepAliveTimeout: 30_000,
     });
+    this.streams = new Pool(this.origin, { connections: null, pipelining: 1 });
   }
 
   /** The session of the channel's own calls (2025-era upstreams), once initialized. */
@@ -299,7 +302,7 @@ export class HttpUpstream {
       'mcp-session-id': session,
     };
     if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
-    const response = await this.pool.request({
+    const response = await this.streams.request({
       path: this.path,
       method: 'GET',
       headers,
@@ -629,5 +632,6 @@ export class HttpUpstream {
         .catch(() => undefined);
     }
     await this.pool.close();
+    await this.streams.destroy();
   }
 }

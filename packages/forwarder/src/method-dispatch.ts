@@ -19,6 +19,7 @@ import {
   type JsonRpcRequest,
 } from './json-rpc.js';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   LEGACY_PROTOCOLS,
   LIST_METHODS,
   MODERN_PROTOCOL,
@@ -123,7 +124,15 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         const { tools, hiddenByPolicy, unavailable } = pipeline.visibleTools(context.token, route);
         if (route === undefined) options.onToolsListed?.(hiddenByPolicy, unavailable);
         // What each upstream lists to a client with this one's capabilities.
-        const offered = await bridge.visible(tools, context.session);
+        const offered = await bridge.visible(
+          tools,
+          context.modern
+            ? bridge.modernOwner({
+                token: context.token,
+                modernCapabilities: clientCapabilitiesOf(params),
+              })
+            : bridge.ownerOf(context.session),
+        );
         if (route === undefined)
           return { tools: gateway.list(await pipeline.listedFor(context.token, offered)) };
         return { tools: offered.map((entry) => listedTool(entry, entry.tool.originalName)) };
@@ -155,7 +164,12 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
           ? (message: Record<string, unknown>) => context.notify!(message as never) !== false
           : undefined;
         const client = bridge.channel(
-          { token: context.token, session: context.session, notify: stream },
+          {
+            token: context.token,
+            session: context.session,
+            notify: stream,
+            ...(context.modern ? { modernCapabilities: clientCapabilitiesOf(params) ?? {} } : {}),
+          },
           isRecord(params.task),
         );
         const untrack = client ? bridge.trackCall(context.session, stream) : undefined;
@@ -211,6 +225,11 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
       default:
         throw new JsonRpcFault(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
     }
+  }
+
+  /** A 2026-07-28 request's client capabilities, from its `_meta` envelope. */
+  function clientCapabilitiesOf(params: Record<string, unknown>): unknown {
+    return isRecord(params._meta) ? params._meta[CLIENT_CAPABILITIES_META_KEY] : undefined;
   }
 
   function decorate(method: string, result: unknown, modern: boolean): unknown {

@@ -78,6 +78,40 @@ describe('server-to-client requests through /mcp (2025-11-25)', () => {
   }
 });
 
+describe('a 2026-07-28 client of a 2025-era upstream through /mcp', () => {
+  it("gets the upstream's sampling, elicitation and roots requests as input_required, answered as straight to the server", async () => {
+    const direct = await sdkV2Client(everything.url, 'auto');
+    const gated = await sdkV2Client(`${gateway.url}/mcp`, 'modern');
+    try {
+      const directNames = (await direct.listTools()).map((t) => t.name).sort();
+      const gatedNames = (await gated.listTools())
+        .map((t) => t.name)
+        .filter((n) => n.startsWith('everything__'))
+        .map((n) => n.slice('everything__'.length))
+        .sort();
+      expect(gatedNames).toEqual(directNames);
+      for (const [tool, args] of [
+        ['trigger-sampling-request', { prompt: 'capital of France?' }],
+        ['trigger-elicitation-request', {}],
+        ['trigger-url-elicitation', { url: 'https://example.com/ok', elicitationId: 'e2' }],
+        ['get-roots-list', {}],
+      ] as const) {
+        const straight = text(await direct.callTool(tool, args));
+        const through = text(await gated.callTool(`everything__${tool}`, args));
+        expect(through, tool).toBe(straight);
+      }
+      // The same questions; a 2026-07-28 client is asked only within its requests, so the roots
+      // the upstream asks for right after the session starts come with the roots tool's call.
+      expect(gated.seen.map((s) => s.method).sort()).toEqual(
+        direct.seen.map((s) => s.method).sort(),
+      );
+    } finally {
+      await direct.close();
+      await gated.close();
+    }
+  });
+});
+
 describe('tasks through /mcp (2025-11-25)', () => {
   for (const kind of ['v2', 'v1'] as const) {
     it(`${kind}: a task is created, polled, listed and its result fetched as straight to the server; input_required delivers its elicitation`, async () => {

@@ -10,6 +10,7 @@ import {
   mirroredCapabilities,
   type MirroredCapabilities,
 } from './client-capabilities.js';
+import { InputRounds } from './input-rounds.js';
 import { ServerRequests, type ServerRequestEvent } from './server-requests.js';
 import { TaskRegistry, type TaskCaller, type TaskEvent } from './tasks.js';
 import {
@@ -35,6 +36,8 @@ export interface ProtocolBridgeOptions {
 export interface BridgeCaller {
   token?: AuthToken;
   session?: Session;
+  /** A 2026-07-28 request's client capabilities (its `_meta` envelope). */
+  modernCapabilities?: unknown;
   /** The request's stream (upgraded to SSE on first use); false when it cannot be written. */
   notify?: Notify;
   signal?: AbortSignal;
@@ -51,6 +54,7 @@ export class ProtocolBridge {
   readonly upstreamSessions: UpstreamSessions;
   readonly requests: ServerRequests;
   readonly tasks: TaskRegistry;
+  readonly rounds: InputRounds;
   /** Streams of calls in flight per downstream session (for messages sent outside a request). */
   private readonly callStreams = new Map<string, Notify[]>();
 
@@ -64,6 +68,11 @@ export class ProtocolBridge {
       records: sessions.records,
       timeoutMs: options.clientRequestTimeoutMs ?? 300_000,
       upstream: (server) => pipeline.httpUpstream(server),
+      onEvent: (event) => options.onServerRequest?.(event),
+    });
+    this.rounds = new InputRounds({
+      codec: sessions.codec,
+      timeoutMs: options.clientRequestTimeoutMs ?? 300_000,
       onEvent: (event) => options.onServerRequest?.(event),
     });
     this.tasks = new TaskRegistry({
@@ -95,6 +104,7 @@ export class ProtocolBridge {
    * anything else takes the shared upstream session (`undefined`: the fast path).
    */
   channel(caller: BridgeCaller, augmented: boolean): ClientChannel | undefined {
+    if (caller.modernCapabilities !== undefined) return this.modernChannel(caller, augmented);
     const bridged = this.legacyChannel(caller.session, caller.notify);
     if (bridged) return { ...bridged, taskCreated: this.recorder(caller) };
     if (!augmented) return undefined;
@@ -109,6 +119,54 @@ export class ProtocolBridge {
             message: `${message.method}: the client did not declare the capability this needs`,
           },
         }),
+      taskCreated: this.recorder(caller),
+    };
+  }
+
+  /**
+   * The owner of a 2026-07-28 client's upstream sessions: its token and capability set (it has no
+   * session; each request carries its capabilities).
+   */
+  modernOwner(caller: BridgeCaller): UpstreamOwner | undefined {
+    const capabilities = mirroredCapabilities(caller.modernCapabilities);
+    const key = capabilityKey(capabilities);
+    if (key === '') return undefined;
+    return { key: `m:${this.options.sessions.fingerprint(caller.token)}:${key}`, capabilities };
+  }
+
+  /**
+   * A 2026-07-28 client's call: a 2025-era upstream works in a session for the client's token and
+   * capability set, and its questions reach the client as `input_required` results; a 2026-07-28
+   * upstream gets the capabilities with the request and asks with `input_required` itself.
+   */
+  private modernChannel(caller: BridgeCaller, augmented: boolean): ClientChannel | undefined {
+    const owner = this.modernOwner(caller);
+    if (!owner && !augmented) return undefined;
+    const capabilities = owner?.capabilities ?? {};
+    const client = caller.token?.client ?? 'anonymous';
+    return {
+      capabilities,
+      sessionFor: (server, http) =>
+        owner ? this.upstreamSessions.sessionFor(server, http, owner) : Promise.resolve(undefined),
+      forget: (server, upstreamSession) =>
+        owner ? this.upstreamSessions.forget(server, owner, upstreamSession) : Promise.resolve(),
+      ask: (_server, _session, message) =>
+        Promise.resolve({
+          error: { code: -32601, message: `${message.method}: not asked outside an input round` },
+        }),
+      around: (server, http, extra, send) =>
+        http.modern
+          ? send({})
+          : this.rounds.call(
+              {
+                owner: owner?.key ?? `m:${this.options.sessions.fingerprint(caller.token)}:`,
+                client,
+                server,
+                capabilities,
+              },
+              extra,
+              (options) => send(options),
+            ),
       taskCreated: this.recorder(caller),
     };
   }
@@ -221,8 +279,7 @@ export class ProtocolBridge {
    * The HTTP upstreams' tools a client may see: an upstream may offer some tools only to clients
    * with sampling, elicitation or roots, so each listing is the one its capability set gets.
    */
-  async visible(entries: ToolEntry[], session: Session | undefined): Promise<ToolEntry[]> {
-    const owner = this.ownerOf(session);
+  async visible(entries: ToolEntry[], owner: UpstreamOwner | undefined): Promise<ToolEntry[]> {
     const servers = new Set<string>();
     for (const entry of entries) if (!entry.native) servers.add(entry.server);
     const names = new Map<string, Set<string> | undefined>();
@@ -262,6 +319,16 @@ export class ProtocolBridge {
   }: UnrelatedMessage): Promise<void> {
     const session = this.options.sessions.localSession(owner);
     const http = this.options.pipeline.httpUpstream(server);
+    if (owner.startsWith('m:')) {
+      // A 2026-07-28 client's pool: a question goes to its latest open round; notifications have
+      // no stream to go to (subscriptions/listen carries list changes only).
+      if (message.method && message.id !== undefined && message.id !== null) {
+        const requestId = message.id;
+        const answer = await this.rounds.askOwner(owner, await this.related(server, message));
+        await http?.respond(upstreamSession, requestId, answer).catch(() => undefined);
+      }
+      return;
+    }
     if (message.method && message.id !== undefined && message.id !== null) {
       const requestId = message.id;
       const answer: Promise<ServerRequestAnswer> = session
@@ -294,6 +361,7 @@ export class ProtocolBridge {
   }
 
   close(): void {
+    this.rounds.close();
     this.requests.close();
     this.upstreamSessions.close();
   }

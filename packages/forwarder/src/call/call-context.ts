@@ -19,6 +19,20 @@ export interface ClientChannel {
     session: string | undefined,
     message: UpstreamMessage,
   ): Promise<ServerRequestAnswer>;
+  /**
+   * Sends the call for a client of another revision than the upstream's (a 2026-07-28 client of a
+   * 2025-era upstream): the upstream's questions become `input_required` results and the client's
+   * retries carry the answers. Absent: `send` as it is.
+   */
+  around?(
+    server: string,
+    http: HttpUpstream,
+    extra: Record<string, unknown> | undefined,
+    send: (options: {
+      signal?: AbortSignal;
+      onRequest?: (message: UpstreamMessage) => Promise<ServerRequestAnswer>;
+    }) => Promise<unknown>,
+  ): Promise<unknown>;
   /** A call was answered with a task: recorded as this client's, under the id it will see. */
   taskCreated(
     server: string,

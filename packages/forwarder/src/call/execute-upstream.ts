@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, ToolwireError } from '@toolwire/schema';
-import { UpstreamError, type HttpUpstream, type UpstreamMessage } from '../http-upstream.js';
+import {
+  UpstreamError,
+  type HttpUpstream,
+  type ServerRequestAnswer,
+  type UpstreamMessage,
+} from '../http-upstream.js';
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -161,17 +166,48 @@ export class UpstreamExecutor {
     // The client's own upstream session, with its capabilities and its server-to-client requests.
     for (let attempt = 1; ; attempt++) {
       const session = await client.sessionFor(entry.server, http);
-      try {
-        const result = await http.request('tools/call', params, {
-          signal: context.signal,
+      const send = (
+        overrides: {
+          signal?: AbortSignal;
+          onRequest?: (message: UpstreamMessage) => Promise<ServerRequestAnswer>;
+          params?: Record<string, unknown>;
+        } = {},
+      ): Promise<unknown> =>
+        http.request('tools/call', overrides.params ?? params, {
+          signal: overrides.signal ?? context.signal,
           timeoutMs: entry.timeoutMs,
           headers: trace,
           onNotification,
           capabilities: client.capabilities,
           ...(session !== undefined ? { session } : {}),
-          onRequest: (message) => client.ask(entry.server, session, message),
+          onRequest:
+            overrides.onRequest ?? ((message) => client.ask(entry.server, session, message)),
         });
-        if (isRecord(result) && isRecord(result.task))
+      try {
+        let result = client.around
+          ? await client.around(entry.server, http, context.extraParams, send)
+          : await send();
+        // A 2026-07-28 upstream asks with input_required; a 2025-era client is asked as it knows.
+        for (let round = 0; !context.modern && isInputRequired(result); round++) {
+          if (round >= 16)
+            throw new JsonRpcFault(
+              INTERNAL_ERROR,
+              `Upstream "${entry.server}" kept asking for input`,
+            );
+          const responses = await askInputRequests(result, (message) =>
+            client.ask(entry.server, session, message),
+          );
+          result = await send({
+            params: {
+              ...params,
+              inputResponses: responses,
+              ...(typeof result.requestState === 'string'
+                ? { requestState: result.requestState }
+                : {}),
+            },
+          });
+        }
+        if (isRecord(result) && (isRecord(result.task) || result.resultType === 'task'))
           return (await client.taskCreated(
             entry.server,
             session,
@@ -204,6 +240,32 @@ export class UpstreamExecutor {
       argumentsValidated: entry.validator !== undefined,
     });
   }
+}
+
+function isInputRequired(result: unknown): result is Record<string, unknown> {
+  return isRecord(result) && result.resultType === 'input_required';
+}
+
+/** Asks each of an `input_required` result's requests; the answers keyed as the upstream keyed them. */
+async function askInputRequests(
+  result: Record<string, unknown>,
+  ask: (message: UpstreamMessage) => Promise<ServerRequestAnswer>,
+): Promise<Record<string, unknown>> {
+  const requests = isRecord(result.inputRequests) ? result.inputRequests : {};
+  const responses: Record<string, unknown> = {};
+  await Promise.all(
+    Object.entries(requests).map(async ([key, request]) => {
+      if (!isRecord(request) || typeof request.method !== 'string') return;
+      const answer = await ask({
+        jsonrpc: '2.0',
+        id: key,
+        method: request.method,
+        ...(isRecord(request.params) ? { params: request.params } : {}),
+      });
+      if ('result' in answer) responses[key] = answer.result;
+    }),
+  );
+  return responses;
 }
 
 /** What an upstream's `tools/call` answer over HTTP means for the caller. */
