@@ -28,6 +28,9 @@ import {
   SUPPORTED_PROTOCOLS,
 } from './mcp-protocol.js';
 import type { Session, Sessions } from './sessions.js';
+
+/** The 2026-07-28 tasks extension's identifier. */
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 import { withTraceHeaders, type TraceHeaders } from './tracing.js';
 
 export interface DispatchContext {
@@ -73,7 +76,11 @@ export interface MethodDispatchOptions {
 export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
   const { pipeline, gateway, catalog, sessions, serverInfo, bridge } = options;
 
-  function capabilities(): Record<string, unknown> {
+  function capabilities(modern = false): Record<string, unknown> {
+    if (modern) {
+      const { tasks: _tasks, ...rest } = capabilities();
+      return { ...rest, extensions: { [TASKS_EXTENSION]: {} } };
+    }
     return {
       tools: { listChanged: true },
       // Core tasks (2025-11-25): task-augmented tools/call of upstreams that offer it.
@@ -109,7 +116,7 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
       case 'server/discover':
         return {
           supportedVersions: SUPPORTED_PROTOCOLS,
-          capabilities: capabilities(),
+          capabilities: capabilities(true),
           // Where 2026-07-28 clients (the official SDK, @ai-sdk/mcp) read who we are; the
           // top-level copy is for clients written against earlier drafts.
           _meta: { [SERVER_INFO_META_KEY]: serverInfo },
@@ -152,7 +159,12 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
           context.trace,
         );
         const token = meta?.progressToken;
-        const { name: _name, arguments: _args, _meta: _m, ...extraParams } = params;
+        const {
+          name: _name,
+          arguments: _args,
+          _meta: _m,
+          ...extraParams
+        } = params as Record<string, unknown>;
         const gatewayed = entry === undefined ? gateway.serverOf(name) : undefined;
         const call = (args: unknown, callContext: CallContext) =>
           entry !== undefined
@@ -163,6 +175,16 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         const stream = context.notify
           ? (message: Record<string, unknown>) => context.notify!(message as never) !== false
           : undefined;
+        // A 2026-07-28 client that takes tasks gets one for a tool that must run as a task (the
+        // gateway asks a 2025-era upstream for it); one that does not is told what it lacks.
+        const taskSupport = entry?.tool.execution?.taskSupport;
+        if (context.modern && taskSupport === 'required' && !route) {
+          if (!takesTasks(clientCapabilitiesOf(params)))
+            throw new JsonRpcFault(-32003, 'Missing required client capability', {
+              requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+            });
+          extraParams.task = {};
+        }
         const client = bridge.channel(
           {
             token: context.token,
@@ -170,7 +192,7 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
             notify: stream,
             ...(context.modern ? { modernCapabilities: clientCapabilitiesOf(params) ?? {} } : {}),
           },
-          isRecord(params.task),
+          isRecord(extraParams.task),
         );
         const untrack = client ? bridge.trackCall(context.session, stream) : undefined;
         const calling = call(params.arguments, {
@@ -200,14 +222,20 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
       case 'tasks/result':
       case 'tasks/list':
       case 'tasks/cancel':
-        return bridge.task(request.method, params, {
-          ...(context.signal ? { signal: context.signal } : {}),
-          ...(context.token ? { token: context.token } : {}),
-          ...(context.session ? { session: context.session } : {}),
-          ...(context.notify
-            ? { notify: (message) => context.notify!(message as never) !== false }
-            : {}),
-        });
+      case 'tasks/update':
+        return bridge.task(
+          request.method,
+          params,
+          {
+            ...(context.signal ? { signal: context.signal } : {}),
+            ...(context.token ? { token: context.token } : {}),
+            ...(context.session ? { session: context.session } : {}),
+            ...(context.notify
+              ? { notify: (message) => context.notify!(message as never) !== false }
+              : {}),
+          },
+          context.modern === true,
+        );
       case 'prompts/list':
         return catalog.listPrompts(route, context.token, context.signal);
       case 'prompts/get':
@@ -225,6 +253,15 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
       default:
         throw new JsonRpcFault(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
     }
+  }
+
+  /** Whether 2026-07-28 client capabilities declare the tasks extension. */
+  function takesTasks(capabilities: unknown): boolean {
+    return (
+      isRecord(capabilities) &&
+      isRecord(capabilities.extensions) &&
+      capabilities.extensions[TASKS_EXTENSION] !== undefined
+    );
   }
 
   /** A 2026-07-28 request's client capabilities, from its `_meta` envelope. */

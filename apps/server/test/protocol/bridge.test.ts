@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../helpers.js';
-import { NEW_ROOTS, sdkV1Client, sdkV2Client, type ProtocolClient } from './clients.js';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
+import { modernCall, startGateway, type TestGateway } from '../helpers.js';
+import {
+  extTasksModern,
+  NEW_ROOTS,
+  sdkV1Client,
+  sdkV2Client,
+  type ProtocolClient,
+  type SeenRequest,
+} from './clients.js';
 import { startEverything, type Everything } from './everything.js';
 
 let everything: Everything;
@@ -109,6 +120,49 @@ describe('a 2026-07-28 client of a 2025-era upstream through /mcp', () => {
       await direct.close();
       await gated.close();
     }
+  });
+});
+
+describe('tasks of the 2026-07-28 extension over a 2025-era upstream (ext-tasks)', () => {
+  it('a task-required tool becomes a task; polled, its questions answered with tasks/update, its result inlined', async () => {
+    const asked: SeenRequest[] = [];
+    const v2 = new ClientV2({ name: 'protocol-test', version: '1.0.0' }, {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+    } as never);
+    await v2.connect(new TransportV2(new URL(`${gateway.url}/mcp`)));
+    const session = await extTasksModern(`${gateway.url}/mcp`, asked)(v2);
+    const direct = await sdkV1Client(everything.url);
+    try {
+      for (const ambiguous of [false, true]) {
+        const args = { topic: 'python', ambiguous };
+        const execution = await session.callTool('everything__simulate-research-query', args);
+        expect(execution.kind).toBe('task');
+        const { outcome } = await execution.settle();
+        expect(outcome.status).toBe('completed');
+        const through = text((outcome as { result: unknown }).result);
+        const task = await direct.tasks.start('simulate-research-query', args);
+        await pollTask(direct, task.taskId, ['input_required', 'completed']);
+        const straight = text(await direct.tasks.result(task.taskId));
+        expect(through).toBe(straight);
+        if (ambiguous) expect(through).toContain('Clarification');
+      }
+      expect(asked.map((a) => a.method)).toEqual(['elicitation/create']);
+    } finally {
+      await session.close();
+      await v2.close();
+      await direct.close();
+    }
+  });
+
+  it('a client without the extension is told the capability it lacks (-32003)', async () => {
+    const answer = await modernCall(`${gateway.url}/mcp`, 'tools/call', {
+      name: 'everything__simulate-research-query',
+      arguments: { topic: 'x' },
+    });
+    expect(answer.body.error).toMatchObject({
+      code: -32003,
+      data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+    });
   });
 });
 

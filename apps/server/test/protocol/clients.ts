@@ -2,7 +2,10 @@ import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
-import { createTaskSessionFromClient } from '@modelcontextprotocol/ext-tasks/client';
+import {
+  createApplicationInputHandler,
+  createTaskSessionFromClient,
+} from '@modelcontextprotocol/ext-tasks/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -288,4 +291,70 @@ export async function sdkV1Client(
     },
     close: () => client.close(),
   };
+}
+
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/**
+ * Tasks of the 2026-07-28 tasks extension as `@modelcontextprotocol/ext-tasks` drives them over
+ * the official v2 client: requests framed for 2026-07-28 and sent over HTTP as they are.
+ */
+export function extTasksModern(
+  url: string,
+  asked: SeenRequest[],
+  headers: Record<string, string> = {},
+) {
+  const clientInfo = { name: 'protocol-test', version: '1.0.0' };
+  const clientCapabilities = { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } };
+  let sequence = 0;
+  const rawDispatch = async (request: unknown): Promise<never> => {
+    const body = request as { method: string; params?: Record<string, unknown> };
+    const name =
+      body.method === 'tools/call' ? body.params?.name : (body.params?.taskId as unknown);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': body.method,
+        ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++sequence, ...body }),
+    });
+    const textBody = await response.text();
+    if (response.headers.get('content-type')?.includes('text/event-stream')) {
+      const last = textBody
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .pop();
+      return JSON.parse(last!.slice(6)) as never;
+    }
+    return JSON.parse(textBody) as never;
+  };
+  return async (client: ClientV2) =>
+    createTaskSessionFromClient(client, {
+      endpointId: `${url}#modern`,
+      rawDispatch: rawDispatch as never,
+      v2RequestFraming: {
+        protocolVersion: '2026-07-28',
+        clientInfo,
+        clientCapabilities: clientCapabilities as never,
+      },
+      onInputRequest: createApplicationInputHandler({
+        elicitation: (request) => {
+          asked.push({ method: 'elicitation/create', mode: String(request.params.mode ?? 'form') });
+          return elicited(request.params as never) as never;
+        },
+        sampling: (request) => {
+          asked.push({ method: 'sampling/createMessage' });
+          return sampled(request.params as never) as never;
+        },
+        roots: () => {
+          asked.push({ method: 'roots/list' });
+          return { roots: ROOTS } as never;
+        },
+      }),
+    });
 }

@@ -154,6 +154,10 @@ export class ProtocolBridge {
         Promise.resolve({
           error: { code: -32601, message: `${message.method}: not asked outside an input round` },
         }),
+      taskCreated: async (server, session, result, tool) =>
+        TaskRegistry.modernCreated(
+          await this.tasks.created(server, session, result, tool, this.taskCaller(caller)),
+        ),
       around: (server, http, extra, send) =>
         http.modern
           ? send({})
@@ -167,7 +171,6 @@ export class ProtocolBridge {
               extra,
               (options) => send(options),
             ),
-      taskCreated: this.recorder(caller),
     };
   }
 
@@ -177,20 +180,34 @@ export class ProtocolBridge {
       this.tasks.created(server, session, result, tool, who);
   }
 
-  /** `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` of a 2025-era client. */
-  task(method: string, params: Record<string, unknown>, caller: BridgeCaller): Promise<unknown> {
+  /**
+   * `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` of a 2025-era client; `tasks/get`,
+   * `tasks/update`, `tasks/cancel` of the tasks extension for a 2026-07-28 one (`modern`).
+   */
+  task(
+    method: string,
+    params: Record<string, unknown>,
+    caller: BridgeCaller,
+    modern = false,
+  ): Promise<unknown> {
     const channel = this.legacyChannel(caller.session, caller.notify);
-    return this.tasks.handle(method, params, this.taskCaller(caller), (record) => ({
-      ...(caller.signal ? { signal: caller.signal } : {}),
-      ...(channel
-        ? {
-            onRequest: (message: UpstreamMessage) =>
-              channel.ask(record.server, record.session ?? undefined, message),
-          }
-        : {}),
-      onNotification: (message: UpstreamMessage) =>
-        this.relay(record.server, message, caller.notify),
-    }));
+    return this.tasks.handle(
+      method,
+      params,
+      this.taskCaller(caller),
+      (record) => ({
+        ...(caller.signal ? { signal: caller.signal } : {}),
+        ...(channel
+          ? {
+              onRequest: (message: UpstreamMessage) =>
+                channel.ask(record.server, record.session ?? undefined, message),
+            }
+          : {}),
+        onNotification: (message: UpstreamMessage) =>
+          this.relay(record.server, message, caller.notify),
+      }),
+      modern,
+    );
   }
 
   /**
@@ -361,6 +378,7 @@ export class ProtocolBridge {
   }
 
   close(): void {
+    this.tasks.close();
     this.rounds.close();
     this.requests.close();
     this.upstreamSessions.close();

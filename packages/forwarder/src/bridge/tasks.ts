@@ -4,7 +4,7 @@ import type { CallPipeline } from '../call/call-pipeline.js';
 import { isSessionGone } from '../call/execute-upstream.js';
 import {
   UpstreamError,
-  type HttpUpstream,
+  type ServerRequestAnswer,
   type UpstreamMessage,
   type UpstreamRequestOptions,
 } from '../http-upstream.js';
@@ -45,7 +45,7 @@ export interface TaskCaller {
 
 export interface TaskEvent {
   server: string;
-  event: 'created' | 'get' | 'result' | 'cancel' | 'list' | 'failed' | 'refused';
+  event: 'created' | 'get' | 'result' | 'cancel' | 'update' | 'list' | 'failed' | 'refused';
   client: string;
   taskId: string;
   detail?: string;
@@ -64,6 +64,8 @@ const LIST_LIMIT = 200;
  * never a wait without end.
  */
 export class TaskRegistry {
+  private readonly inputs = new TaskInputs();
+
   constructor(
     private readonly options: {
       records: RecordStore;
@@ -119,7 +121,9 @@ export class TaskRegistry {
     request: (
       record: TaskRecord,
     ) => Pick<UpstreamRequestOptions, 'signal' | 'onRequest' | 'onNotification'>,
+    modern = false,
   ): Promise<unknown> {
+    if (modern) return this.handleModern(method, params, caller);
     if (method === 'tasks/list') return this.list(caller);
     const record = await this.find(params.taskId, caller);
     const http = this.options.pipeline.httpUpstream(record.server);
@@ -177,6 +181,99 @@ export class TaskRegistry {
         );
       throw error;
     }
+  }
+
+  /**
+   * The tasks extension of 2026-07-28 over a 2025-era upstream's core tasks: `tasks/get` answers
+   * a `DetailedTask` (the result or error inlined once the task ended, the questions the task asks
+   * as `inputRequests`), `tasks/update` answers them, `tasks/cancel` acknowledges.
+   */
+  private async handleModern(
+    method: string,
+    params: Record<string, unknown>,
+    caller: TaskCaller,
+  ): Promise<unknown> {
+    if (method !== 'tasks/get' && method !== 'tasks/update' && method !== 'tasks/cancel')
+      throw new JsonRpcFault(-32601, `Method not found: ${method} (not in the tasks extension)`);
+    const record = await this.find(params.taskId, caller);
+    if (method === 'tasks/update') {
+      this.options.onEvent({
+        server: record.server,
+        event: 'update',
+        client: caller.client,
+        taskId: record.id,
+      });
+      this.inputs.answer(record.id, params.inputResponses);
+      return {};
+    }
+    if (method === 'tasks/cancel') {
+      await this.handle('tasks/cancel', { taskId: record.id }, caller, () => ({}));
+      this.inputs.end(record.id);
+      return {};
+    }
+    const task = (await this.handle(
+      'tasks/get',
+      { taskId: record.id },
+      caller,
+      () => ({}),
+    )) as Record<string, unknown>;
+    const detailed: Record<string, unknown> = {
+      taskId: record.id,
+      status: task.status,
+      ...(typeof task.statusMessage === 'string' ? { statusMessage: task.statusMessage } : {}),
+      createdAt: task.createdAt ?? record.createdAt,
+      lastUpdatedAt: task.lastUpdatedAt ?? task.createdAt ?? record.createdAt,
+      ttlMs: typeof task.ttl === 'number' ? task.ttl : null,
+      ...(typeof task.pollInterval === 'number' ? { pollIntervalMs: task.pollInterval } : {}),
+    };
+    if (task.status === 'completed' || task.status === 'failed') {
+      this.inputs.end(record.id);
+      try {
+        detailed.result = await this.handle(
+          'tasks/result',
+          { taskId: record.id },
+          caller,
+          () => ({}),
+        );
+        if (isRecord(detailed.result) && isRecord(detailed.result._meta)) {
+          const { [RELATED_TASK_META_KEY]: _related, ...meta } = detailed.result._meta;
+          detailed.result = { ...detailed.result, _meta: meta };
+          if (Object.keys(meta).length === 0)
+            delete (detailed.result as Record<string, unknown>)._meta;
+        }
+        // A 2026-07-28 result says what it is; a 2025-era tool result with isError is a failed
+        // task there, a completed one here.
+        if (isRecord(detailed.result))
+          detailed.result = { resultType: 'complete', ...detailed.result };
+        detailed.status = 'completed';
+      } catch (error) {
+        detailed.status = 'failed';
+        detailed.error =
+          error instanceof JsonRpcFault
+            ? error.toError()
+            : { code: INTERNAL_ERROR, message: String(error) };
+      }
+    }
+    if (task.status === 'input_required') {
+      const http = this.options.pipeline.httpUpstream(record.server);
+      // The upstream hands a task's questions out on tasks/result: a driver waits there for them.
+      if (http)
+        this.inputs.drive(record, (onRequest, signal) =>
+          http.request(
+            'tasks/result',
+            { taskId: record.upstreamId },
+            {
+              onRequest,
+              signal,
+              ...(record.session ? { session: record.session } : {}),
+            },
+          ),
+        );
+      const inputRequests = await this.inputs.pending(record.id);
+      if (Object.keys(inputRequests).length > 0) detailed.inputRequests = inputRequests;
+      else detailed.status = 'working';
+    }
+    return detailed;
   }
 
   /** The record of a task id `caller` may use; "not found" for anything else, the same for all. */
@@ -299,6 +396,25 @@ export class TaskRegistry {
     return { message: { ...message, params: out }, record };
   }
 
+  /** A created task as the tasks extension (2026-07-28) answers it: `resultType: "task"`. */
+  static modernCreated(result: Record<string, unknown>): Record<string, unknown> {
+    const task = isRecord(result.task) ? result.task : {};
+    return {
+      resultType: 'task',
+      taskId: task.taskId,
+      status: task.status ?? 'working',
+      ...(typeof task.statusMessage === 'string' ? { statusMessage: task.statusMessage } : {}),
+      createdAt: task.createdAt,
+      lastUpdatedAt: task.lastUpdatedAt ?? task.createdAt,
+      ttlMs: typeof task.ttl === 'number' ? task.ttl : null,
+      ...(typeof task.pollInterval === 'number' ? { pollIntervalMs: task.pollInterval } : {}),
+    };
+  }
+
+  close(): void {
+    this.inputs.close();
+  }
+
   private save(record: TaskRecord): Promise<void> {
     return this.options.records.putRecord(
       `task:${record.id}`,
@@ -313,5 +429,104 @@ export class TaskRegistry {
 
   private reverseKey(server: string, upstreamId: string): string {
     return `task-upstream:${server}\u0000${upstreamId}`;
+  }
+}
+
+/**
+ * The questions 2025-era upstreams' tasks ask (on `tasks/result`), held for 2026-07-28 clients,
+ * which poll them as `inputRequests` and answer with `tasks/update`. Per process: the instance
+ * whose driver holds the upstream's `tasks/result` has them.
+ */
+class TaskInputs {
+  private readonly drivers = new Map<
+    string,
+    {
+      controller: AbortController;
+      asked: Map<
+        string,
+        { method: string; params?: unknown; answer(a: ServerRequestAnswer): void }
+      >;
+      changed: () => void;
+      next: number;
+    }
+  >();
+
+  drive(
+    record: TaskRecord,
+    run: (
+      onRequest: (message: UpstreamMessage) => Promise<ServerRequestAnswer>,
+      signal: AbortSignal,
+    ) => Promise<unknown>,
+  ): void {
+    if (this.drivers.has(record.id)) return;
+    const driver = {
+      controller: new AbortController(),
+      asked: new Map<
+        string,
+        { method: string; params?: unknown; answer(a: ServerRequestAnswer): void }
+      >(),
+      changed: () => {},
+      next: 0,
+    };
+    this.drivers.set(record.id, driver);
+    void run(
+      (message) =>
+        new Promise<ServerRequestAnswer>((resolve) => {
+          const key = `${String(message.method).replace(/\W/g, '_')}_${++driver.next}`;
+          driver.asked.set(key, {
+            method: message.method!,
+            params: message.params,
+            answer: resolve,
+          });
+          driver.changed();
+        }),
+      driver.controller.signal,
+    )
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.drivers.get(record.id) === driver) this.drivers.delete(record.id);
+        driver.changed();
+      });
+  }
+
+  /** The task's open questions; waits a moment for the driver's first one. */
+  async pending(id: string): Promise<Record<string, unknown>> {
+    const driver = this.drivers.get(id);
+    if (!driver) return {};
+    if (driver.asked.size === 0)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        driver.changed = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    const out: Record<string, unknown> = {};
+    for (const [key, asked] of driver.asked)
+      out[key] = {
+        method: asked.method,
+        ...(asked.params !== undefined ? { params: asked.params } : {}),
+      };
+    return out;
+  }
+
+  answer(id: string, responses: unknown): void {
+    const driver = this.drivers.get(id);
+    if (!driver || !isRecord(responses)) return;
+    for (const [key, value] of Object.entries(responses)) {
+      const asked = driver.asked.get(key);
+      if (!asked || !isRecord(value)) continue;
+      driver.asked.delete(key);
+      asked.answer({ result: value });
+    }
+  }
+
+  end(id: string): void {
+    this.drivers.get(id)?.controller.abort();
+    this.drivers.delete(id);
+  }
+
+  close(): void {
+    for (const id of [...this.drivers.keys()]) this.end(id);
   }
 }
