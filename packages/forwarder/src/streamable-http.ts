@@ -6,6 +6,7 @@ import { ServerRequests } from './bridge/server-requests.js';
 import type { CallPipeline } from './call/call-pipeline.js';
 import { classifyEra } from './classify-era.js';
 import type { HttpGuard } from './http-guard.js';
+import type { HttpUpstream } from './http-upstream.js';
 import {
   HttpError,
   authenticate as authenticateBearer,
@@ -257,6 +258,21 @@ export function createStreamableHttp(
     res.writeHead(200).end();
   }
 
+  /**
+   * Whether a passthrough request is relayed as it is: when client and upstream speak the same
+   * revision. A 2026-07-28 client of a 2025-era upstream (or the reverse) is served by the
+   * gateway's own endpoint for that route instead, which translates between them (its sessions
+   * are the gateway's, so a request naming one stays there).
+   */
+  async function relayed(req: IncomingMessage, http: HttpUpstream): Promise<boolean> {
+    const session = req.headers['mcp-session-id'];
+    if (typeof session === 'string' && sessions.codec.verify(session)) return false;
+    if (!http.protocolVersion) await http.connect().catch(() => undefined);
+    if (!http.protocolVersion) return true;
+    const clientModern = req.headers['mcp-protocol-version'] === MODERN_PROTOCOL;
+    return clientModern === http.modern;
+  }
+
   return function handleMcp(req, res, route = {}) {
     const server = route.server;
     void (async () => {
@@ -277,7 +293,7 @@ export function createStreamableHttp(
           });
         }
         const http = pipeline.httpUpstream(server);
-        if (http) {
+        if (http && (await relayed(req, http))) {
           await relayPassthrough({
             req,
             res,

@@ -123,6 +123,32 @@ describe('a 2026-07-28 client of a 2025-era upstream through /mcp', () => {
   });
 });
 
+describe('/servers/<name>/mcp in both revisions', () => {
+  for (const mode of ['legacy', 'modern'] as const) {
+    it(`${mode}: sampling, elicitation and roots as straight to the server, under the upstream's own names`, async () => {
+      const direct = await sdkV2Client(everything.url, mode === 'legacy' ? 'legacy' : 'auto');
+      const gated = await sdkV2Client(`${gateway.url}/servers/everything/mcp`, mode);
+      try {
+        const names = async (client: ProtocolClient) =>
+          (await client.listTools()).map((t) => t.name).sort();
+        expect(await names(gated)).toEqual(await names(direct));
+        for (const [tool, args] of [
+          ['trigger-sampling-request', { prompt: 'capital of Peru?' }],
+          ['trigger-elicitation-request', {}],
+          ['get-roots-list', {}],
+        ] as const) {
+          expect(text(await gated.callTool(tool, args)), tool).toBe(
+            text(await direct.callTool(tool, args)),
+          );
+        }
+      } finally {
+        await direct.close();
+        await gated.close();
+      }
+    });
+  }
+});
+
 describe('tasks of the 2026-07-28 extension over a 2025-era upstream (ext-tasks)', () => {
   it('a task-required tool becomes a task; polled, its questions answered with tasks/update, its result inlined', async () => {
     const asked: SeenRequest[] = [];

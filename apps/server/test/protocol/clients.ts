@@ -174,17 +174,21 @@ export async function sdkV2Client(
     logs.push(notification.params);
   });
   await client.connect(new TransportV2(new URL(url), { requestInit: { headers } }));
-  const session = createTaskSessionFromClient(client, { endpointId: url });
+  // ext-tasks over the SDK client (2025-11-25 wire shapes); made on first use.
+  let made: ReturnType<typeof createTaskSessionFromClient> | undefined;
+  const sessionOf = () => (made ??= createTaskSessionFromClient(client, { endpointId: url }));
   const tasks: TaskApi = {
     async start(name, args) {
-      const execution = await session.callTool(name, args as never, {
+      const execution = await sessionOf().callTool(name, args as never, {
         task: { preference: 'require', retentionMs: 60_000 },
       });
       if (execution.kind !== 'task') throw new Error(`${name} did not run as a task`);
       return this.get(execution.handle.taskId);
     },
     async get(taskId) {
-      const view = await session.task(taskId as never).snapshot();
+      const view = await sessionOf()
+        .task(taskId as never)
+        .snapshot();
       return { ...view, taskId: view.taskId as string } as TaskView;
     },
     // The SDK's own request (its elicitation handler answers the input the task asks for on the
@@ -196,10 +200,10 @@ export async function sdkV2Client(
         { timeout: 60_000 } as never,
       ) as Promise<unknown>,
     async list() {
-      const page = await session.listTasks();
+      const page = await sessionOf().listTasks();
       return page.tasks.map((task) => ({ ...task, taskId: task.taskId as string }) as TaskView);
     },
-    cancel: (taskId) => session.cancelTask(taskId as never),
+    cancel: (taskId) => sessionOf().cancelTask(taskId as never),
   };
   return {
     kind: `sdk-v2-${mode}`,
@@ -226,7 +230,7 @@ export async function sdkV2Client(
       await client.sendRootsListChanged();
     },
     close: async () => {
-      await session.close();
+      await made?.close();
       await client.close();
     },
   };
