@@ -178,7 +178,7 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         // A 2026-07-28 client that takes tasks gets one for a tool that must run as a task (the
         // gateway asks a 2025-era upstream for it); one that does not is told what it lacks.
         const taskSupport = entry?.tool.execution?.taskSupport;
-        if (context.modern && taskSupport === 'required' && !route) {
+        if (context.modern && taskSupport === 'required') {
           if (!takesTasks(clientCapabilitiesOf(params)))
             throw new JsonRpcFault(-32003, 'Missing required client capability', {
               requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
