@@ -314,8 +314,9 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         if (typeof id === 'string' || typeof id === 'number')
           sessions.cancel(context.session.id, id);
       }
+      // Not waited for: a flood of these is coalesced by the bridge, not queued here.
       if (request.method === 'notifications/roots/list_changed' && context.session)
-        await bridge.rootsChanged(context.session);
+        void bridge.rootsChanged(context.session);
       return undefined;
     }
     const modern =

@@ -259,10 +259,9 @@ export function createStreamableHttp(
   }
 
   /**
-   * Whether a passthrough request is relayed as it is: when client and upstream speak the same
-   * revision. A 2026-07-28 client of a 2025-era upstream (or the reverse) is served by the
-   * gateway's own endpoint for that route instead, which translates between them (its sessions
-   * are the gateway's, so a request naming one stays there).
+   * Whether a passthrough request is relayed as it is: yes, unless a 2026-07-28 client meets a
+   * 2025-era upstream; that client is served by the gateway's own endpoint for the route, which
+   * translates (a request naming one of the gateway's sessions stays there too).
    */
   async function relayed(req: IncomingMessage, http: HttpUpstream): Promise<boolean> {
     const session = req.headers['mcp-session-id'];
@@ -270,7 +269,9 @@ export function createStreamableHttp(
     if (!http.protocolVersion) await http.connect().catch(() => undefined);
     if (!http.protocolVersion) return true;
     const clientModern = req.headers['mcp-protocol-version'] === MODERN_PROTOCOL;
-    return clientModern === http.modern;
+    // A 2025-era client is relayed: an upstream that negotiated 2026-07-28 may well keep 2025-era
+    // sessions too (its discovery need not say so).
+    return clientModern ? http.modern : true;
   }
 
   return function handleMcp(req, res, route = {}) {

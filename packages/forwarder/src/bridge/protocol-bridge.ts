@@ -55,6 +55,8 @@ export class ProtocolBridge {
   readonly requests: ServerRequests;
   readonly tasks: TaskRegistry;
   readonly rounds: InputRounds;
+  /** Sessions whose roots change is being told upstream now (floods are coalesced). */
+  private readonly rootsTelling = new Map<string, { again: boolean; done: Promise<void> }>();
   /** Streams of calls in flight per downstream session (for messages sent outside a request). */
   private readonly callStreams = new Map<string, Notify[]>();
 
@@ -317,14 +319,34 @@ export class ProtocolBridge {
     });
   }
 
-  /** A client of `session` says its roots changed: every upstream session of it is told. */
-  async rootsChanged(session: Session): Promise<void> {
-    const open = await this.upstreamSessions.sessionsOf(session.id);
-    await Promise.all(
-      open.map(({ http, session: upstream }) =>
-        http.notifySession(upstream, 'notifications/roots/list_changed').catch(() => undefined),
-      ),
-    );
+  /**
+   * A client of `session` says its roots changed: every upstream session of it is told. A flood of
+   * these is coalesced (one telling at a time, the next one at least a second after, for all that
+   * came meanwhile), so a client cannot make the upstreams ask for its roots once per
+   * notification.
+   */
+  rootsChanged(session: Session): Promise<void> {
+    const state = this.rootsTelling.get(session.id);
+    if (state) {
+      state.again = true;
+      return state.done;
+    }
+    const next = { again: false, done: Promise.resolve() };
+    next.done = (async () => {
+      do {
+        next.again = false;
+        const open = await this.upstreamSessions.sessionsOf(session.id);
+        await Promise.all(
+          open.map(({ http, session: upstream }) =>
+            http.notifySession(upstream, 'notifications/roots/list_changed').catch(() => undefined),
+          ),
+        );
+        if (next.again) await new Promise((resolve) => setTimeout(resolve, 1000).unref?.());
+      } while (next.again);
+      this.rootsTelling.delete(session.id);
+    })();
+    this.rootsTelling.set(session.id, next);
+    return next.done;
   }
 
   /** What an upstream sent on one of our sessions' GET streams, passed to the client it is for. */
