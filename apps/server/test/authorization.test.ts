@@ -196,8 +196,9 @@ describe('startServer authorization over every MCP method', () => {
       }
       if (revision === 'legacy') {
         const subscribe = await rpc.request('resources/subscribe', { uri });
-        // Subscriptions are relayed by the HTTP passthrough only; elsewhere "method not found",
-        // but only once the token is known to be granted the resource.
+        // Subscriptions are relayed by the HTTP passthrough (web negotiates 2026-07-28, which has
+        // no resources/subscribe, so /mcp cannot send one in a session of its own); elsewhere
+        // "method not found", but only once the token is known to be granted the resource.
         if (!ok) expectRefused(subscribe, `${at} subscribes ${uri}`);
         else if (route === 'web') expectAnswered(subscribe, `${at} subscribes ${uri}`);
         else expect(subscribe.body.error?.code, `${at} subscribes ${uri}`).toBe(-32601);

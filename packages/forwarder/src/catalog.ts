@@ -94,7 +94,9 @@ export class Catalog {
 
   /**
    * `resources/subscribe` / `unsubscribe`: refused by policy first (so a limited token learns
-   * nothing more), then not offered on this route.
+   * nothing more), then sent to the owning upstream by `forward` (the client's own upstream
+   * session, whose updates reach it); without `forward`, or for an upstream it cannot reach, not
+   * offered on this route.
    */
   async subscribe(
     method: string,
@@ -102,15 +104,14 @@ export class Catalog {
     route: string | undefined,
     token: AuthToken | undefined,
     signal?: AbortSignal,
-  ): Promise<never> {
+    forward?: (server: string) => Promise<{ result: unknown } | undefined>,
+  ): Promise<unknown> {
     if (typeof params.uri !== 'string')
       throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
-    refuse(
-      this.pipeline.policy.checkResources(
-        await this.resourceOwner(params.uri, route, signal),
-        token,
-      ),
-    );
+    const owner = await this.resourceOwner(params.uri, route, signal);
+    refuse(this.pipeline.policy.checkResources(owner, token));
+    const forwarded = await forward?.(owner);
+    if (forwarded) return forwarded.result;
     throw new JsonRpcFault(
       METHOD_NOT_FOUND,
       `${method} is not offered here (no resources.subscribe capability); subscribe through /servers/<name>/mcp of an HTTP upstream`,

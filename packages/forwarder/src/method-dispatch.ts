@@ -78,16 +78,20 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
 
   function capabilities(modern = false): Record<string, unknown> {
     if (modern) {
+      // resources/subscribe and core tasks are not in 2026-07-28; its tasks are an extension.
       const { tasks: _tasks, ...rest } = capabilities();
-      return { ...rest, extensions: { [TASKS_EXTENSION]: {} } };
+      return {
+        ...rest,
+        resources: { listChanged: true },
+        extensions: { [TASKS_EXTENSION]: {} },
+      };
     }
     return {
       tools: { listChanged: true },
       // Core tasks (2025-11-25): task-augmented tools/call of upstreams that offer it.
       tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-      // Resource update notifications are not relayed on the aggregated route (the passthrough
-      // route relays them), so subscriptions are not offered here.
-      resources: { listChanged: true },
+      // Subscriptions go to the client's own upstream session; its updates reach the client.
+      resources: { subscribe: true, listChanged: true },
       prompts: { listChanged: true },
       completions: {},
       logging: {},
@@ -125,8 +129,20 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         };
       case 'ping':
         return {};
-      case 'logging/setLevel':
+      case 'logging/setLevel': {
+        // The level is the client's own upstream sessions' (their log messages reach it).
+        const servers =
+          route !== undefined ? [route] : pipeline.source.servers().map((s) => s.name);
+        if (context.session)
+          await bridge.sessionRequest(
+            context.session,
+            'logging/setLevel',
+            params,
+            servers,
+            context.signal,
+          );
         return {};
+      }
       case 'tools/list': {
         const { tools, hiddenByPolicy, unavailable } = pipeline.visibleTools(context.token, route);
         if (route === undefined) options.onToolsListed?.(hiddenByPolicy, unavailable);
@@ -245,7 +261,23 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         return catalog.listResources(request.method, route, context.token, context.signal);
       case 'resources/subscribe':
       case 'resources/unsubscribe':
-        return catalog.subscribe(request.method, params, route, context.token, context.signal);
+        return catalog.subscribe(
+          request.method,
+          params,
+          route,
+          context.token,
+          context.signal,
+          (server) =>
+            context.session
+              ? bridge.sessionRequest(
+                  context.session,
+                  request.method,
+                  params,
+                  [server],
+                  context.signal,
+                )
+              : Promise.resolve(undefined),
+        );
       case 'resources/read':
         return catalog.readResource(params, route, context.token, context.signal);
       case 'completion/complete':

@@ -125,13 +125,7 @@ export function createStreamableHttp(
       if (isRequest && message.method === 'subscriptions/listen') {
         const params = isRecord(message.params) ? message.params : {};
         const filter = isRecord(params.notifications) ? params.notifications : {};
-        sessions.subscriptions.listen(
-          res,
-          message.id as JsonRpcId,
-          token,
-          route,
-          filter.toolsListChanged === true,
-        );
+        sessions.subscriptions.listen(res, message.id as JsonRpcId, token, route, filter);
         return;
       }
       if (!isRequest) {

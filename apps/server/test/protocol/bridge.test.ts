@@ -123,6 +123,34 @@ describe('a 2026-07-28 client of a 2025-era upstream through /mcp', () => {
   });
 });
 
+describe('logging and resource subscriptions on /mcp (2025-11-25)', () => {
+  for (const kind of ['v2', 'v1'] as const) {
+    it(`${kind}: log messages at the level set and resource updates of a subscription reach the client, as straight to the server`, async () => {
+      const open = (url: string): Promise<ProtocolClient> =>
+        kind === 'v2' ? sdkV2Client(url, 'legacy') : sdkV1Client(url);
+      const uri = 'demo://resource/static/document/architecture.md';
+      for (const [url, names] of [
+        [everything.url, ''],
+        [`${gateway.url}/mcp`, 'everything__'],
+      ] as const) {
+        const client = await open(url);
+        try {
+          await client.request('logging/setLevel', { level: 'debug' });
+          await client.callTool(`${names}toggle-simulated-logging`, {});
+          await expect.poll(() => client.logs.length, { timeout: 20_000 }).toBeGreaterThan(0);
+          await client.callTool(`${names}toggle-simulated-logging`, {});
+          await client.request('resources/subscribe', { uri });
+          await client.callTool(`${names}toggle-subscriber-updates`, {});
+          await expect.poll(() => client.updates, { timeout: 20_000 }).toContain(uri);
+          await client.callTool(`${names}toggle-subscriber-updates`, {});
+        } finally {
+          await client.close();
+        }
+      }
+    });
+  }
+});
+
 describe('/servers/<name>/mcp in both revisions', () => {
   for (const mode of ['legacy', 'modern'] as const) {
     it(`${mode}: sampling, elicitation and roots as straight to the server, under the upstream's own names`, async () => {

@@ -13,6 +13,7 @@ import {
   ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
@@ -82,6 +83,8 @@ export interface ProtocolClient {
   readonly seen: SeenRequest[];
   /** Log messages the server sent. */
   readonly logs: unknown[];
+  /** URIs of `notifications/resources/updated` the server sent. */
+  readonly updates: string[];
   /** Answer elicitations never (a person who walked away). */
   silent: boolean;
   listTools(): Promise<Array<{ name: string; execution?: unknown }>>;
@@ -151,6 +154,7 @@ export async function sdkV2Client(
   let roots = ROOTS;
   const seen: SeenRequest[] = [];
   const logs: unknown[] = [];
+  const updates: string[] = [];
   const client = new ClientV2({ name: 'protocol-test', version: '1.0.0' }, {
     capabilities: CAPABILITIES,
     versionNegotiation: { mode: mode === 'modern' ? { pin: '2026-07-28' } : mode },
@@ -172,6 +176,9 @@ export async function sdkV2Client(
   });
   client.setNotificationHandler('notifications/message', (notification) => {
     logs.push(notification.params);
+  });
+  client.setNotificationHandler('notifications/resources/updated', (notification) => {
+    updates.push((notification.params as { uri: string }).uri);
   });
   await client.connect(new TransportV2(new URL(url), { requestInit: { headers } }));
   // ext-tasks over the SDK client (2025-11-25 wire shapes); made on first use.
@@ -210,6 +217,7 @@ export async function sdkV2Client(
     tasks,
     seen,
     logs,
+    updates,
     get silent() {
       return state.silent;
     },
@@ -244,6 +252,7 @@ export async function sdkV1Client(
   let roots = ROOTS;
   const seen: SeenRequest[] = [];
   const logs: unknown[] = [];
+  const updates: string[] = [];
   const state = { silent: false };
   const client = new ClientV1(
     { name: 'protocol-test', version: '1.0.0' },
@@ -266,6 +275,9 @@ export async function sdkV1Client(
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
     logs.push(notification.params);
   });
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    updates.push(notification.params.uri);
+  });
   await client.connect(new TransportV1(new URL(url), { requestInit: { headers } }));
   const request: ProtocolClient['request'] = (method, params) =>
     client.request({ method, params } as never, ResultSchema);
@@ -274,6 +286,7 @@ export async function sdkV1Client(
     tasks: rawTasks(request),
     seen,
     logs,
+    updates,
     get silent() {
       return state.silent;
     },

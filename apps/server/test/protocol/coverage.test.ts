@@ -180,6 +180,45 @@ describe('the README "Protocol coverage" table', () => {
     }
   });
 
+  it('logging and resource subscriptions (2025-11-25: logging/setLevel, resources/subscribe)', async () => {
+    const uri = 'demo://resource/static/document/architecture.md';
+    /** Whether log messages and a subscribed resource's updates arrive. */
+    const observe = async (client: ProtocolClient, names: string) => {
+      const seen = { logging: false, subscriptions: false };
+      try {
+        await client.request('logging/setLevel', { level: 'debug' });
+        await client.callTool(`${names}toggle-simulated-logging`, {});
+        await expect.poll(() => client.logs.length, { timeout: 15_000 }).toBeGreaterThan(0);
+        await client.callTool(`${names}toggle-simulated-logging`, {});
+        seen.logging = true;
+        await client.request('resources/subscribe', { uri });
+        await client.callTool(`${names}toggle-subscriber-updates`, {});
+        await expect.poll(() => client.updates, { timeout: 15_000 }).toContain(uri);
+        await client.callTool(`${names}toggle-subscriber-updates`, {});
+        seen.subscriptions = true;
+      } catch {
+        // What did not arrive is the observation.
+      } finally {
+        await client.close();
+      }
+      return seen;
+    };
+    for (const open of [(u: string) => sdkV2Client(u, 'legacy'), (u: string) => sdkV1Client(u)]) {
+      const straight = await observe(await open(everything.url), '');
+      expect(straight).toEqual({ logging: true, subscriptions: true });
+      for (const route of ROUTES) {
+        const got = await observe(await open(endpoint(route)), prefix(route));
+        record('logging', '2025-11-25', route, got.logging === straight.logging);
+        record(
+          'resource subscriptions',
+          '2025-11-25',
+          route,
+          got.subscriptions === straight.subscriptions,
+        );
+      }
+    }
+  });
+
   // Making the virtual environment the first time takes minutes (pip); later runs reuse it.
   it(
     'the Python mcp client: each feature through each route as straight to the server',
@@ -268,7 +307,10 @@ describe('the README "Protocol coverage" table', () => {
     for (const [feature, row] of observed) {
       const cells = table.get(feature)!;
       REVISIONS.flatMap((r) => ROUTES.map((route) => `${r} ${route}`)).forEach((key, i) => {
-        expect(cells[i], `${feature} × ${key}`).toBe(row.get(key) ? 'yes' : 'no');
+        // 'n/a': not in that revision (2026-07-28 removed logging/setLevel and resources/subscribe).
+        expect(cells[i], `${feature} × ${key}`).toBe(
+          row.has(key) ? (row.get(key) ? 'yes' : 'no') : 'n/a',
+        );
       });
     }
   });

@@ -55,6 +55,11 @@ export class ProtocolBridge {
   readonly requests: ServerRequests;
   readonly tasks: TaskRegistry;
   readonly rounds: InputRounds;
+  /**
+   * Sessions without bridged capabilities that keep state upstream all the same (a log level, a
+   * resource subscription): their calls take their own upstream session too, on this instance.
+   */
+  private readonly stateful = new Set<string>();
   /** Sessions whose roots change is being told upstream now (floods are coalesced). */
   private readonly rootsTelling = new Map<string, { again: boolean; done: Promise<void> }>();
   /** Streams of calls in flight per downstream session (for messages sent outside a request). */
@@ -237,7 +242,7 @@ export class ProtocolBridge {
   ): Omit<ClientChannel, 'taskCreated'> | undefined {
     if (!session) return undefined;
     const capabilities = mirroredCapabilities(session.capabilities);
-    if (capabilityKey(capabilities) === '') return undefined;
+    if (capabilityKey(capabilities) === '' && !this.stateful.has(session.id)) return undefined;
     const owner: UpstreamOwner = { key: session.id, capabilities };
     const client = session.token?.client ?? 'anonymous';
     return {
@@ -261,10 +266,52 @@ export class ProtocolBridge {
     return (await this.tasks.outbound(server, message))?.message ?? message;
   }
 
+  /**
+   * A request that sets state in the client's own upstream sessions (`logging/setLevel`,
+   * `resources/subscribe`): sent in the session of `server`, or of every HTTP upstream of the
+   * route. `undefined` when no 2025-era upstream is reached over HTTP (the caller answers).
+   */
+  async sessionRequest(
+    session: Session,
+    method: string,
+    params: Record<string, unknown>,
+    servers: string[],
+    signal?: AbortSignal,
+  ): Promise<{ result: unknown } | undefined> {
+    const reachable = await Promise.all(
+      servers.map(async (server) => {
+        const http = this.options.pipeline.httpUpstream(server);
+        if (http && !http.protocolVersion) await http.connect().catch(() => undefined);
+        // 2026-07-28 has neither method: only a 2025-era upstream keeps such state in a session.
+        return http?.protocolVersion && !http.modern ? [{ server, http }] : [];
+      }),
+    );
+    const targets = reachable.flat();
+    if (targets.length === 0) return undefined;
+    this.stateful.add(session.id);
+    const owner: UpstreamOwner = {
+      key: session.id,
+      capabilities: mirroredCapabilities(session.capabilities),
+    };
+    const results = await Promise.all(
+      targets.map(async ({ server, http }) => {
+        const upstream = await this.upstreamSessions.sessionFor(server, http, owner);
+        const sent = http.request(method, params, {
+          timeoutMs: 30_000,
+          ...(signal ? { signal } : {}),
+          ...(upstream !== undefined ? { session: upstream } : {}),
+        });
+        // A level for every upstream: one that offers no logging just sends no log messages.
+        return method === 'logging/setLevel' ? sent.catch(() => ({})) : sent;
+      }),
+    );
+    return { result: results[0] ?? {} };
+  }
+
   /** The owner of a session's upstream sessions, for listings; `undefined` when it has none. */
   ownerOf(session: Session | undefined): UpstreamOwner | undefined {
     const capabilities = mirroredCapabilities(session?.capabilities);
-    return session && capabilityKey(capabilities) !== ''
+    return session && (capabilityKey(capabilities) !== '' || this.stateful.has(session.id))
       ? { key: session.id, capabilities }
       : undefined;
   }
@@ -396,6 +443,7 @@ export class ProtocolBridge {
 
   /** A downstream session ended: its upstream sessions end too. */
   end(session: Session): Promise<void> {
+    this.stateful.delete(session.id);
     return this.upstreamSessions.end(session.id);
   }
 
