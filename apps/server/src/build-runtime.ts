@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { authTokensOf } from '@toolwire/config';
 import {
+  BRIDGED_CLIENT_CAPABILITIES,
   createForwarder,
   isGatewayed,
   isKnownProtocol,
@@ -27,6 +28,8 @@ export interface RuntimeBuilderOptions {
   guard: HttpGuard;
   sessions: Sessions;
   maxBodyBytes: number;
+  /** How long a client has to answer a server-to-client request (default 5 minutes). */
+  clientRequestTimeoutMs?: number;
   backoff?: { initialMs?: number; maxMs?: number };
   breaker?: CircuitBreakerOptions;
   /** Open TCP connections to the gateway (a gauge). */
@@ -66,6 +69,13 @@ export function runtimeBuilder(
       ...(options.backoff ? { backoff: options.backoff } : {}),
       // Servers behind a gateway tool connect on first use (seed 004).
       lazy: (name) => isGatewayed(config, name),
+      // A streamable HTTP upstream serves each client in a session of its own, with that client's
+      // capabilities; the registry's listing declares all of them, so it holds every tool such an
+      // upstream may offer (each client is then shown what its own capabilities get).
+      clientCapabilities: (_name, server) =>
+        server.url && (server.transport ?? server.type) !== 'sse'
+          ? BRIDGED_CLIENT_CAPABILITIES
+          : undefined,
       logger: {
         warn: (message) => logger.warn(message, { component: 'registry' }),
         error: (message) => logger.error(message, { component: 'registry' }),
@@ -101,6 +111,9 @@ export function runtimeBuilder(
       serverInfo: { name: 'toolwire-server', version: SERVER_VERSION },
       sessions: options.sessions,
       maxBodyBytes: options.maxBodyBytes,
+      ...(options.clientRequestTimeoutMs !== undefined
+        ? { clientRequestTimeoutMs: options.clientRequestTimeoutMs }
+        : {}),
       ...(options.breaker ? { breaker: options.breaker } : {}),
       // `execute_code` on /mcp when code mode is on (loaded on first use).
       callerTools: mcpCodeMode(config),

@@ -41,6 +41,10 @@ export function createMemoryState(): SharedState {
     isRevoked: (id) => sessions.isRevoked(id),
     appendEvent: (event) => sessions.appendEvent!(event),
     eventsAfter: (id) => sessions.eventsAfter!(id),
+    putRecord: (key, value, ttlMs) => sessions.putRecord!(key, value, ttlMs),
+    getRecord: (key) => sessions.getRecord!(key),
+    deleteRecord: (key) => sessions.deleteRecord!(key),
+    claimOnce: (key, ttlMs) => sessions.claimOnce!(key, ttlMs),
     // One instance: the request is running here or not at all.
     publishCancel: () => {},
     onCancel: () => {},
@@ -154,6 +158,25 @@ export function createRedisState(url: string, logger: Logger): SharedState {
         logger.warn('stream events not replayed', { error: (error as Error).message });
         return [];
       }
+    },
+    // Tasks (who owns them, where they run), the upstream session each client works in, and
+    // server-to-client requests answered once: every instance reads the same ones.
+    async putRecord(key, value, ttlMs) {
+      await withTimeout(
+        redis.set(`${PREFIX}record:${key}`, value, 'PX', Math.max(1, Math.round(ttlMs))),
+      );
+    },
+    async getRecord(key) {
+      return (await withTimeout(redis.get(`${PREFIX}record:${key}`))) ?? undefined;
+    },
+    async deleteRecord(key) {
+      await withTimeout(redis.del(`${PREFIX}record:${key}`));
+    },
+    async claimOnce(key, ttlMs) {
+      const set = await withTimeout(
+        redis.set(`${PREFIX}claim:${key}`, instance, 'PX', Math.max(1, Math.round(ttlMs)), 'NX'),
+      );
+      return set === 'OK';
     },
     publishCancel(sessionId, requestId) {
       const message = JSON.stringify({ from: instance, session: sessionId, request: requestId });

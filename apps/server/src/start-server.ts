@@ -76,6 +76,11 @@ export interface StartServerOptions {
   backoff?: { initialMs?: number; maxMs?: number };
   /** Per-upstream circuit breaker (default: open after 5 failures, probe after 10 s). */
   breaker?: CircuitBreakerOptions;
+  /**
+   * How long a client has to answer a server-to-client request (sampling, elicitation, roots)
+   * before the upstream is told it timed out (default 5 minutes).
+   */
+  clientRequestTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -151,6 +156,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
   const audit = (entry: AuditEntry): void => {
     // The dashboard's call log shows finished calls; the "initiated" line is for the log only.
+    // Server-to-client requests and task events have lines of their own, not call-log rows.
+    if (entry.event !== undefined) {
+      const { time: _time, ...fields } = entry;
+      auditLogger.info(entry.event === 'task' ? 'task' : 'server-to-client request', fields);
+      return;
+    }
     if (entry.outcome !== 'initiated') callLog.push(entry);
     // The line's own `time` is the logger's (the same millisecond): one `time` key, not two.
     const { time: _time, ...fields } = entry;
@@ -165,6 +176,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     maxBodyBytes: maxBody,
     ...(options.backoff ? { backoff: options.backoff } : {}),
     ...(options.breaker ? { breaker: options.breaker } : {}),
+    ...(options.clientRequestTimeoutMs !== undefined
+      ? { clientRequestTimeoutMs: options.clientRequestTimeoutMs }
+      : {}),
     openConnections: () => listener.openConnections(),
   });
 

@@ -256,8 +256,9 @@ describe('startServer authorization over every MCP method', () => {
       }
       if (revision === 'legacy') {
         const subscribe = await rpc.request('resources/subscribe', { uri });
-        // Subscriptions are relayed by the HTTP passthrough only; elsewhere "method not found",
-        // but only once the token is known to be granted the resource.
+        // Subscriptions are relayed by the HTTP passthrough (web negotiates 2026-07-28, which has
+        // no resources/subscribe, so /mcp cannot send one in a session of its own); elsewhere
+        // "method not found", but only once the token is known to be granted the resource.
         if (!ok)
           expectRefused(
             subscribe,

@@ -13,6 +13,8 @@ export type {
   AgentTelemetry,
 } from './agent-options.js';
 export { stepCountIs, hasToolCall } from './stop-conditions.js';
+export { createSamplingHandler } from './sampling-handler.js';
+export type { SamplingParams, SamplingResult } from './sampling-handler.js';
 export type { StopCondition, StopConditionState } from './stop-conditions.js';
 export type {
   ToolInputGuardrail,

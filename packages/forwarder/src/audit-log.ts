@@ -14,6 +14,15 @@ export interface AuditEntry {
   error?: string;
   arguments?: unknown;
   traceId?: string;
+  /**
+   * What the line is about: a tool call (absent), a server-to-client request an upstream sent a
+   * client (`tool` is then its method), or a task (created, polled, cancelled, failed).
+   */
+  event?: 'server_request' | 'task';
+  /** The JSON-RPC method of a `server_request` or `task` line. */
+  method?: string;
+  /** The task's id as the client sees it. */
+  taskId?: string;
 }
 
 export type AuditSink = (entry: AuditEntry) => void;

@@ -93,8 +93,10 @@ export class Catalog {
   }
 
   /**
-   * `resources/subscribe` / `unsubscribe`: a resource the token may not read is not found (as on
-   * every method); one it may read is refused as not offered on this route.
+   * `resources/subscribe` / `unsubscribe`: refused by policy first (so a limited token learns
+   * nothing more), then sent to the owning upstream by `forward` (the client's own upstream
+   * session, whose updates reach it); without `forward`, or for an upstream it cannot reach, not
+   * offered on this route.
    */
   async subscribe(
     method: string,
@@ -102,10 +104,13 @@ export class Catalog {
     route: string | undefined,
     token: AuthToken | undefined,
     signal?: AbortSignal,
-  ): Promise<never> {
+    forward?: (server: string) => Promise<{ result: unknown } | undefined>,
+  ): Promise<unknown> {
     if (typeof params.uri !== 'string')
       throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
-    await this.grantedOwner(params.uri, route, token, signal);
+    const owner = await this.grantedOwner(params.uri, route, token, signal);
+    const forwarded = await forward?.(owner);
+    if (forwarded) return forwarded.result;
     throw new JsonRpcFault(
       METHOD_NOT_FOUND,
       `${method} is not offered here (no resources.subscribe capability); subscribe through /servers/<name>/mcp of an HTTP upstream`,

@@ -1016,7 +1016,7 @@ describe('routes', () => {
     expect(list.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['lean__fresh']);
   });
 
-  it('delivers tools/list_changed on a 2026-07-28 subscriptions/listen stream', async () => {
+  it('delivers tools/list_changed on a 2026-07-28 subscriptions/listen stream, and acknowledges prompt list changes too', async () => {
     const { url, source } = await setup();
     const controller = new AbortController();
     const response = await fetch(`${url}/mcp`, {
@@ -1044,7 +1044,8 @@ describe('routes', () => {
     const reader = response.body!.getReader();
     const ack = new TextDecoder().decode((await reader.read()).value);
     expect(ack).toContain('notifications/subscriptions/acknowledged');
-    expect(ack).toContain('"notifications":{"toolsListChanged":true}');
+    // Prompt and resource list changes are honoured as well now (they were tools only).
+    expect(ack).toContain('"notifications":{"toolsListChanged":true,"promptsListChanged":true}');
     await source.refresh('lean');
     const change = new TextDecoder().decode((await reader.read()).value);
     expect(change).toContain('notifications/tools/list_changed');

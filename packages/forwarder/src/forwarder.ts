@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { runBatch, type BatchCall, type BatchResult } from './batch.js';
 import type { CallContext } from './call/call-context.js';
 import { CallPipeline, type CallPipelineOptions } from './call/call-pipeline.js';
+import { ProtocolBridge } from './bridge/protocol-bridge.js';
+import type { ServerRequestEvent } from './bridge/server-requests.js';
 import { Catalog } from './catalog.js';
 import {
   authTokensOf,
@@ -62,6 +64,12 @@ export interface CreateForwarderOptions extends CallPipelineOptions {
   maxBodyBytes?: number;
   /** Timeouts and connection caps of `listen()` (`createHttpListener` of `@toolwire/forwarder/http`). */
   listener?: HttpListenerOptions;
+  /**
+   * How long a client has to answer a server-to-client request (sampling, elicitation, roots) an
+   * upstream sent it through the gateway (default 5 minutes); then the upstream gets a timeout
+   * error and the client `notifications/cancelled`.
+   */
+  clientRequestTimeoutMs?: number;
 }
 
 export interface Forwarder {
@@ -136,9 +144,49 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     if (kind !== 'tools') broadcastListChanged(kind, server);
   });
 
+  const bridge = new ProtocolBridge({
+    sessions,
+    pipeline,
+    ...(options.clientRequestTimeoutMs !== undefined
+      ? { clientRequestTimeoutMs: options.clientRequestTimeoutMs }
+      : {}),
+    onServerRequest: (event) => recordServerRequest(event),
+    onTask: (event) => {
+      metrics.task(event.server, event.event);
+      pipeline.audit({
+        event: 'task',
+        client: event.client,
+        tool: `tasks/${event.event}`,
+        upstream: event.server,
+        durationMs: 0,
+        outcome: event.event === 'failed' ? 'error' : event.event === 'refused' ? 'refused' : 'ok',
+        method: event.event === 'created' ? 'tools/call' : `tasks/${event.event}`,
+        taskId: event.taskId,
+        ...(event.detail !== undefined ? { error: event.detail } : {}),
+      });
+    },
+  });
+
+  /** A server-to-client request's metric and audit line. */
+  function recordServerRequest(event: ServerRequestEvent): void {
+    metrics.serverRequest(event.server, event.method, event.outcome);
+    pipeline.audit({
+      event: 'server_request',
+      client: event.client,
+      tool: event.method,
+      upstream: event.server,
+      durationMs: Math.round(event.durationMs),
+      outcome:
+        event.outcome === 'answered' ? 'ok' : event.outcome === 'refused' ? 'refused' : 'error',
+      method: event.method,
+      ...(event.outcome !== 'answered' ? { error: event.detail ?? event.outcome } : {}),
+    });
+  }
+
   const dispatch = createMethodDispatch({
     pipeline,
     gateway,
+    bridge,
     catalog: new Catalog(options.source, pipeline, config.policy?.timeoutMs ?? 30_000),
     sessions,
     serverInfo: options.serverInfo ?? { name: 'toolwire-forwarder', version: '0.1.0' },
@@ -150,6 +198,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   const handleMcp = createStreamableHttp({
     dispatch,
     sessions,
+    bridge,
     pipeline,
     source: options.source,
     tokens,
@@ -255,6 +304,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     async close() {
       closed = true;
       unsubscribeLists?.();
+      bridge.close();
       // Shared sessions belong to whoever passed them in (their streams outlive this forwarder).
       if (ownsSessions) sessions.close();
       for (const server of listening) {

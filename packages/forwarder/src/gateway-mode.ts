@@ -35,6 +35,7 @@ export interface ListedTool {
   inputSchema: unknown;
   outputSchema?: unknown;
   annotations?: unknown;
+  execution?: unknown;
   _meta: Record<string, unknown>;
 }
 
@@ -172,6 +173,7 @@ export function listedTool(entry: ToolEntry, name = entry.tool.name): ListedTool
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    ...(tool.execution ? { execution: tool.execution } : {}),
     _meta: meta,
   };
 }

@@ -173,10 +173,14 @@ export function sseMessage(payload: unknown): string {
   return `event: message\ndata: ${JSON.stringify(payload)}\n\n`;
 }
 
-/** A JSON-RPC notification sent while a request is being answered (progress, logging). */
+/**
+ * A JSON-RPC message sent while a request is being answered: a notification (progress, logging),
+ * or a server-to-client request (with an `id`) the gateway bridges for an upstream.
+ */
 export interface ProgressNotification {
   method: string;
   params?: Record<string, unknown>;
+  id?: string | number;
 }
 
 export interface RespondWithProgressOptions {
@@ -198,7 +202,7 @@ export async function respondWithProgress(
   req: IncomingMessage,
   res: ServerResponse,
   options: RespondWithProgressOptions,
-  produce: (notify: (notification: ProgressNotification) => void) => Promise<unknown>,
+  produce: (notify: (notification: ProgressNotification) => boolean) => Promise<unknown>,
 ): Promise<void> {
   const headers = options.headers ?? {};
   const onClose = (): void => {
@@ -207,13 +211,14 @@ export async function respondWithProgress(
   res.on('close', onClose);
   const acceptsStream = String(req.headers.accept ?? '').includes('text/event-stream');
   let streaming = false;
-  const notify = (notification: ProgressNotification): void => {
-    if (!acceptsStream || res.writableEnded) return;
+  const notify = (notification: ProgressNotification): boolean => {
+    if (!acceptsStream || res.writableEnded) return false;
     if (!streaming) {
       streaming = true;
       res.writeHead(200, { ...EVENT_STREAM_HEADERS, ...headers });
     }
     res.write(sseMessage({ jsonrpc: '2.0', ...notification }));
+    return true;
   };
   try {
     const response = await produce(notify);

@@ -41,6 +41,13 @@ export interface UpstreamMessage {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/** What a server-to-client request is answered with: a result, or a JSON-RPC error. */
+export type ServerRequestAnswer =
+  | { result: unknown }
+  | { error: { code: number; message: string; data?: unknown } }
+  /** Someone else (another instance of a fleet) answered it already: nothing to send. */
+  | { answered: true };
+
 export interface UpstreamRequestOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
@@ -48,6 +55,18 @@ export interface UpstreamRequestOptions {
   headers?: Record<string, string>;
   /** Notifications (progress, log messages) the upstream sends while answering. */
   onNotification?: (message: UpstreamMessage) => void;
+  /**
+   * A 2025-era upstream session of our own (`openSession`) to send the request in, instead of the
+   * channel's shared one.
+   */
+  session?: string;
+  /** The client capabilities of a 2026-07-28 request (its `_meta` envelope); default none. */
+  capabilities?: Record<string, unknown>;
+  /**
+   * Answers the server-to-client requests (sampling, elicitation, roots) the upstream sends while
+   * answering. Without it they get a JSON-RPC error: the shared session declares no capabilities.
+   */
+  onRequest?: (message: UpstreamMessage) => Promise<ServerRequestAnswer>;
 }
 
 export interface HttpUpstreamOptions {
@@ -74,6 +93,8 @@ export class HttpUpstream {
   private readonly baseHeaders: Record<string, string>;
   private readonly configuredHeaders: Record<string, string>;
   private readonly pool: Pool;
+  /** Long-lived GET streams of our sessions, apart from the calls' pool (they would starve it). */
+  private readonly streams: Pool;
   private readonly mode: 'auto' | 'modern' | 'legacy';
   private sessionId: string | undefined;
   private nextId = 1;
@@ -97,6 +118,12 @@ export class HttpUpstream {
       pipelining: 1,
       keepAliveTimeout: 30_000,
     });
+    this.streams = new Pool(this.origin, { connections: null, pipelining: 1 });
+  }
+
+  /** The session of the channel's own calls (2025-era upstreams), once initialized. */
+  get sharedSession(): string | undefined {
+    return this.sessionId;
   }
 
   get modern(): boolean {
@@ -171,7 +198,8 @@ export class HttpUpstream {
         error instanceof UpstreamError &&
         error.kind === 'http' &&
         /\b404\b/.test(error.message) &&
-        this.sessionId
+        this.sessionId &&
+        options.session === undefined
       ) {
         this.protocolVersion = undefined;
         this.sessionId = undefined;
@@ -186,7 +214,11 @@ export class HttpUpstream {
     }
   }
 
-  async notify(method: string, params: Record<string, unknown>): Promise<void> {
+  async notify(
+    method: string,
+    params: Record<string, unknown>,
+    session: string | undefined = this.sessionId,
+  ): Promise<void> {
     const body = JSON.stringify({
       jsonrpc: '2.0',
       method,
@@ -195,15 +227,149 @@ export class HttpUpstream {
     const response = await this.pool.request({
       path: this.path,
       method: 'POST',
-      headers: this.headersFor(method, params, this.protocolVersion),
+      headers: this.headersFor(method, params, this.protocolVersion, undefined, session),
       body,
     });
     await response.body.dump();
   }
 
+  /**
+   * Opens a 2025-era session of our own with the given client capabilities (an upstream sees the
+   * capabilities of the client it works for); `undefined` for a 2026-07-28 upstream, which takes
+   * capabilities per request. The session lives until `endSession` or the upstream forgets it.
+   */
+  async openSession(
+    capabilities: Record<string, unknown>,
+  ): Promise<{ session: string; capabilities: Record<string, unknown> } | undefined> {
+    if (!this.protocolVersion) await this.connect();
+    if (this.modern) return undefined;
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method: 'initialize',
+      params: { protocolVersion: LEGACY_PROTOCOL, capabilities, clientInfo: CLIENT_INFO },
+    });
+    let response;
+    try {
+      response = await this.pool.request({
+        path: this.path,
+        method: 'POST',
+        headers: { ...this.baseHeaders },
+        body,
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000,
+      });
+    } catch (error) {
+      throw this.failure(error, false, undefined, undefined);
+    }
+    const session = response.headers['mcp-session-id'];
+    const contentType = String(response.headers['content-type'] ?? '');
+    let message: UpstreamMessage | undefined;
+    if (contentType.startsWith('text/event-stream')) {
+      for await (const { data } of readSseEvents(response.body)) {
+        if (data) message = JSON.parse(data) as UpstreamMessage;
+        if (message && 'result' in message) break;
+      }
+    } else message = JSON.parse(await response.body.text()) as UpstreamMessage;
+    if (typeof session !== 'string' || !message) {
+      throw new UpstreamError(
+        this.name,
+        'protocol',
+        `Upstream "${this.name}" answered initialize without a session (HTTP ${response.statusCode})`,
+      );
+    }
+    const result = this.settle(message);
+    await this.notify('notifications/initialized', {}, session);
+    return {
+      session,
+      capabilities: isRecord(result) && isRecord(result.capabilities) ? result.capabilities : {},
+    };
+  }
+
+  /**
+   * The standalone GET stream of one of our sessions: every message the upstream sends outside a
+   * request (server-to-client requests, log messages, list changes, resource updates, task
+   * status) goes to `onMessage`. Resolves when the stream ends; rejects when it cannot open.
+   */
+  async listen(
+    session: string,
+    onMessage: (message: UpstreamMessage) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const headers: Record<string, string> = {
+      ...this.configuredHeaders,
+      accept: 'text/event-stream',
+      'mcp-session-id': session,
+    };
+    if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
+    const response = await this.streams.request({
+      path: this.path,
+      method: 'GET',
+      headers,
+      signal,
+      bodyTimeout: 0,
+    });
+    if (response.statusCode !== 200) {
+      await response.body.dump();
+      throw new UpstreamError(
+        this.name,
+        'http',
+        `Upstream "${this.name}" refused the session's GET stream (HTTP ${response.statusCode})`,
+      );
+    }
+    try {
+      for await (const { data } of readSseEvents(response.body)) {
+        if (!data) continue;
+        let message: UpstreamMessage;
+        try {
+          message = JSON.parse(data) as UpstreamMessage;
+        } catch {
+          continue;
+        }
+        onMessage(message);
+      }
+    } catch (error) {
+      if (!signal?.aborted) throw error;
+    }
+  }
+
+  /** Sends the answer to a server-to-client request of one of our sessions (or the shared one). */
+  async respond(
+    session: string | undefined,
+    id: JsonRpcId,
+    answer: ServerRequestAnswer,
+  ): Promise<void> {
+    if ('answered' in answer) return;
+    const response = await this.pool.request({
+      path: this.path,
+      method: 'POST',
+      headers: this.headersFor('', {}, this.protocolVersion, undefined, session),
+      body: JSON.stringify({ jsonrpc: '2.0', id, ...answer }),
+    });
+    await response.body.dump();
+  }
+
+  /** Sends a notification (`notifications/roots/list_changed`) in one of our sessions. */
+  notifySession(session: string, method: string, params: Record<string, unknown> = {}) {
+    return this.notify(method, params, session);
+  }
+
+  /** Ends one of our sessions (DELETE); failures are ignored (the upstream may be gone). */
+  async endSession(session: string): Promise<void> {
+    await this.pool
+      .request({
+        path: this.path,
+        method: 'DELETE',
+        headers: this.headersFor('', {}, this.protocolVersion, undefined, session),
+      })
+      .then((r) => r.body.dump())
+      .catch(() => undefined);
+  }
+
   private envelope(
     params: Record<string, unknown>,
     version: string | undefined,
+    capabilities?: Record<string, unknown>,
   ): Record<string, unknown> {
     if (version !== MODERN_PROTOCOL) return params;
     const meta = isRecord(params._meta) ? params._meta : {};
@@ -212,7 +378,7 @@ export class HttpUpstream {
       _meta: {
         ...meta,
         [PROTOCOL_META_KEY]: MODERN_PROTOCOL,
-        [CLIENT_CAPABILITIES_META_KEY]: meta[CLIENT_CAPABILITIES_META_KEY] ?? {},
+        [CLIENT_CAPABILITIES_META_KEY]: capabilities ?? meta[CLIENT_CAPABILITIES_META_KEY] ?? {},
         [CLIENT_INFO_META_KEY]: meta[CLIENT_INFO_META_KEY] ?? CLIENT_INFO,
       },
     };
@@ -223,10 +389,11 @@ export class HttpUpstream {
     params: Record<string, unknown>,
     version: string | undefined,
     extra?: Record<string, string>,
+    session: string | undefined = this.sessionId,
   ): Record<string, string> {
     const headers: Record<string, string> = { ...this.baseHeaders, ...extra };
     if (version) headers['mcp-protocol-version'] = version;
-    if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
+    if (session) headers['mcp-session-id'] = session;
     if (version === MODERN_PROTOCOL) {
       if (method) headers['mcp-method'] = method;
       const nameKey = NAME_PARAM[method];
@@ -244,26 +411,44 @@ export class HttpUpstream {
     version: string | undefined,
   ): Promise<unknown> {
     const id = this.nextId++;
+    const session = options.session ?? this.sessionId;
     const body = JSON.stringify({
       jsonrpc: '2.0',
       id,
       method,
-      params: this.envelope(params, version),
+      params: this.envelope(params, version, options.capabilities),
     });
     const controller = new AbortController();
     let timedOut = false;
-    const timer =
+    const arm = (): NodeJS.Timeout | undefined =>
       options.timeoutMs !== undefined
         ? setTimeout(() => {
             timedOut = true;
             controller.abort();
           }, options.timeoutMs)
         : undefined;
+    let timer = arm();
+    // The time a client takes to answer a server-to-client request (a person filling a form) is
+    // not the upstream's: the timeout stops while one is open and starts again after.
+    let asking = 0;
+    const pause = {
+      asked: (): void => {
+        if (asking++ === 0 && timer) clearTimeout(timer);
+      },
+      answered: (): void => {
+        if (--asking === 0 && !controller.signal.aborted) {
+          if (timer) clearTimeout(timer);
+          timer = arm();
+        }
+      },
+    };
     const onAbort = (): void => controller.abort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const cancelUpstream = (reason: string): void => {
       // Tell the upstream to stop, under the id it knows (ours, not the downstream client's).
-      this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => undefined);
+      this.notify('notifications/cancelled', { requestId: id, reason }, session).catch(
+        () => undefined,
+      );
     };
     try {
       let response;
@@ -271,7 +456,7 @@ export class HttpUpstream {
         response = await this.pool.request({
           path: this.path,
           method: 'POST',
-          headers: this.headersFor(method, params, version, options.headers),
+          headers: this.headersFor(method, params, version, options.headers, session),
           body,
           signal: controller.signal,
         });
@@ -285,7 +470,7 @@ export class HttpUpstream {
       const contentType = String(response.headers['content-type'] ?? '');
       try {
         if (contentType.startsWith('text/event-stream')) {
-          return await this.readStream(response.body, id, options);
+          return await this.readStream(response.body, id, options, session, pause);
         }
         const text = await response.body.text();
         if (response.statusCode >= 400 && !text.startsWith('{')) {
@@ -306,7 +491,7 @@ export class HttpUpstream {
             error,
           );
         }
-        if (response.statusCode === 404 && this.sessionId && !message.result) {
+        if (response.statusCode === 404 && session && !message.result) {
           throw new UpstreamError(
             this.name,
             'http',
@@ -372,17 +557,35 @@ export class HttpUpstream {
     body: AsyncIterable<Buffer>,
     id: number,
     options: UpstreamRequestOptions,
+    session: string | undefined,
+    pause: { asked(): void; answered(): void },
   ): Promise<unknown> {
     for await (const { data } of readSseEvents(body)) {
       if (!data) continue;
       const message = JSON.parse(data) as UpstreamMessage;
       if (message.method && message.id !== undefined && message.id !== null) {
-        // A server-to-client request (sampling, elicitation, roots): the aggregated route has no
-        // single client to ask, so it answers for it rather than leaving the upstream waiting.
-        void this.reply(message.id, {
-          code: -32601,
-          message: `${message.method} is not bridged by the aggregated route; connect through /servers/${this.name}/mcp`,
-        });
+        const requestId = message.id;
+        // A server-to-client request (sampling, elicitation, roots): asked of the client this
+        // request works for; without one (the shared session declares no capabilities) the
+        // upstream gets the protocol's error rather than waiting.
+        const answer = options.onRequest
+          ? options.onRequest(message).catch((error: unknown): ServerRequestAnswer => ({
+              error: {
+                code: -32603,
+                message: error instanceof Error ? error.message : String(error),
+              },
+            }))
+          : Promise.resolve<ServerRequestAnswer>({
+              error: {
+                code: -32601,
+                message: `${message.method}: the client did not declare the capability this needs`,
+              },
+            });
+        pause.asked();
+        void answer
+          .then((a) => ('answered' in a ? undefined : this.respond(session, requestId, a)))
+          .catch(() => undefined)
+          .finally(() => pause.answered());
         continue;
       }
       if (message.method) {
@@ -396,16 +599,6 @@ export class HttpUpstream {
       'connection',
       `Upstream "${this.name}" closed the stream before answering`,
     );
-  }
-
-  private async reply(id: JsonRpcId, error: { code: number; message: string }): Promise<void> {
-    const response = await this.pool.request({
-      path: this.path,
-      method: 'POST',
-      headers: this.headersFor('', {}, this.protocolVersion),
-      body: JSON.stringify({ jsonrpc: '2.0', id, error }),
-    });
-    await response.body.dump();
   }
 
   /**
@@ -439,5 +632,6 @@ export class HttpUpstream {
         .catch(() => undefined);
     }
     await this.pool.close();
+    await this.streams.destroy();
   }
 }

@@ -86,9 +86,16 @@ export {
   sandboxShareOf,
 } from './caller-limits.js';
 export type { CallerLimits } from './caller-limits.js';
+export { ALL_BRIDGED_CAPABILITIES as BRIDGED_CLIENT_CAPABILITIES } from './bridge/client-capabilities.js';
+export type { ServerRequestAnswer } from './http-upstream.js';
 export { Sessions } from './sessions.js';
 export type { Session, SessionsOptions, Subscription, ListKind } from './sessions.js';
-export { memorySessionStore, STREAM_EVENT_LOG_LENGTH } from './session-store.js';
-export type { SessionStore, SessionRevocations, StreamEvent } from './session-store.js';
+export { memorySessionStore, memoryRecordStore, STREAM_EVENT_LOG_LENGTH } from './session-store.js';
+export type {
+  SessionStore,
+  SessionRevocations,
+  StreamEvent,
+  RecordStore,
+} from './session-store.js';
 export { SessionCodec, SESSION_MAX_AGE_MS } from './session-codec.js';
 export type { SessionClaims } from './session-codec.js';

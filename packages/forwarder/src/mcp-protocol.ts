@@ -15,6 +15,10 @@ export const NAME_PARAM: Record<string, string> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  // The tasks extension routes by task (its requests name the task in Mcp-Name).
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 export const LIST_METHODS = new Set([

@@ -2,6 +2,7 @@
 import { validateConfig } from '@toolwire/config';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CallPipeline } from './call/call-pipeline.js';
+import { ProtocolBridge } from './bridge/protocol-bridge.js';
 import { Catalog } from './catalog.js';
 import { GatewayMode } from './gateway-mode.js';
 import { createMethodDispatch, type Dispatch } from './method-dispatch.js';
@@ -61,6 +62,7 @@ function dispatchOver(config: object = {}): { dispatch: Dispatch; calls: string[
     gateway: new GatewayMode(pipeline, source),
     catalog: new Catalog(source, pipeline, 30_000),
     sessions,
+    bridge: new ProtocolBridge({ sessions, pipeline }),
     serverInfo: { name: 'test', version: '1' },
     cacheScope: 'public',
   });

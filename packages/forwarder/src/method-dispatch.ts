@@ -2,6 +2,7 @@ import type { AuthToken } from '@toolwire/config';
 import { errorMessage } from '@toolwire/schema';
 import type { CallContext } from './call/call-context.js';
 import type { CallPipeline } from './call/call-pipeline.js';
+import type { ProtocolBridge } from './bridge/protocol-bridge.js';
 import type { Catalog } from './catalog.js';
 import { listedTool, type GatewayMode } from './gateway-mode.js';
 import type { UpstreamMessage } from './http-upstream.js';
@@ -19,6 +20,7 @@ import {
   type JsonRpcRequest,
 } from './json-rpc.js';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   LEGACY_PROTOCOLS,
   LIST_METHODS,
   MODERN_PROTOCOL,
@@ -27,6 +29,9 @@ import {
   SUPPORTED_PROTOCOLS,
 } from './mcp-protocol.js';
 import type { Session, Sessions } from './sessions.js';
+
+/** The 2026-07-28 tasks extension's identifier. */
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 import { withTraceHeaders, type TraceHeaders } from './tracing.js';
 
 export interface DispatchContext {
@@ -34,8 +39,15 @@ export interface DispatchContext {
   server?: string;
   modern?: boolean;
   signal?: AbortSignal;
-  /** Where notifications for this request go (progress, log messages, list_changed). */
-  notify?: (notification: { method: string; params?: Record<string, unknown> }) => void;
+  /**
+   * Where messages for this request go (progress, log messages, list_changed, server-to-client
+   * requests); false when it could not be written (the client takes no stream).
+   */
+  notify?: (notification: {
+    method: string;
+    params?: Record<string, unknown>;
+    id?: string | number;
+  }) => boolean | void;
   session?: Session;
   /** The client's network address (for the audit line). */
   address?: string;
@@ -51,6 +63,8 @@ export interface MethodDispatchOptions {
   gateway: GatewayMode;
   catalog: Catalog;
   sessions: Sessions;
+  /** Server-to-client requests, the clients' own upstream sessions, tasks. */
+  bridge: ProtocolBridge;
   serverInfo: { name: string; version: string };
   instructions?: string;
   /** `cacheScope` of list results in 2026-07-28 (`private` when auth is on). */
@@ -61,14 +75,24 @@ export interface MethodDispatchOptions {
 
 /** The transport-free core: one JSON-RPC message in, its answer out (HTTP and stdio share it). */
 export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
-  const { pipeline, gateway, catalog, sessions, serverInfo } = options;
+  const { pipeline, gateway, catalog, sessions, serverInfo, bridge } = options;
 
-  function capabilities(): Record<string, unknown> {
+  function capabilities(modern = false): Record<string, unknown> {
+    if (modern) {
+      // resources/subscribe and core tasks are not in 2026-07-28; its tasks are an extension.
+      const { tasks: _tasks, ...rest } = capabilities();
+      return {
+        ...rest,
+        resources: { listChanged: true },
+        extensions: { [TASKS_EXTENSION]: {} },
+      };
+    }
     return {
       tools: { listChanged: true },
-      // Resource update notifications are not relayed on the aggregated route (the passthrough
-      // route relays them), so subscriptions are not offered here.
-      resources: { listChanged: true },
+      // Core tasks (2025-11-25): task-augmented tools/call of upstreams that offer it.
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      // Subscriptions go to the client's own upstream session; its updates reach the client.
+      resources: { subscribe: true, listChanged: true },
       prompts: { listChanged: true },
       completions: {},
       logging: {},
@@ -97,7 +121,7 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
       case 'server/discover':
         return {
           supportedVersions: SUPPORTED_PROTOCOLS,
-          capabilities: capabilities(),
+          capabilities: capabilities(true),
           // Where 2026-07-28 clients (the official SDK, @ai-sdk/mcp) read who we are; the
           // top-level copy is for clients written against earlier drafts.
           _meta: { [SERVER_INFO_META_KEY]: serverInfo },
@@ -106,16 +130,38 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         };
       case 'ping':
         return {};
-      case 'logging/setLevel':
+      case 'logging/setLevel': {
+        // The level is the client's own upstream sessions' (their log messages reach it).
+        const servers =
+          route !== undefined ? [route] : pipeline.source.servers().map((s) => s.name);
+        if (context.session)
+          await bridge.sessionRequest(
+            context.session,
+            'logging/setLevel',
+            params,
+            servers,
+            context.signal,
+          );
         return {};
+      }
       case 'tools/list': {
         const { tools, hiddenByPolicy, unavailable } = pipeline.visibleTools(context.token, route);
         if (route === undefined) options.onToolsListed?.(hiddenByPolicy, unavailable);
+        // What each upstream lists to a client with this one's capabilities.
+        const offered = await bridge.visible(
+          tools,
+          context.modern
+            ? bridge.modernOwner({
+                token: context.token,
+                modernCapabilities: clientCapabilitiesOf(params),
+              })
+            : bridge.ownerOf(context.session),
+        );
         if (route === undefined)
           return {
-            tools: gateway.list(await pipeline.listedFor(context.token, tools), context.token),
+            tools: gateway.list(await pipeline.listedFor(context.token, offered), context.token),
           };
-        return { tools: tools.map((entry) => listedTool(entry, entry.tool.originalName)) };
+        return { tools: offered.map((entry) => listedTool(entry, entry.tool.originalName)) };
       }
       case 'tools/call': {
         if (typeof params.name !== 'string')
@@ -131,7 +177,12 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
           context.trace,
         );
         const token = meta?.progressToken;
-        const { name: _name, arguments: _args, _meta: _m, ...extraParams } = params;
+        const {
+          name: _name,
+          arguments: _args,
+          _meta: _m,
+          ...extraParams
+        } = params as Record<string, unknown>;
         const gatewayed = entry === undefined ? gateway.serverOf(name, context.token) : undefined;
         const call = (args: unknown, callContext: CallContext) =>
           entry !== undefined
@@ -139,9 +190,33 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
             : gatewayed !== undefined
               ? gateway.call(gatewayed, args, callContext)
               : pipeline.call(name, args, callContext);
-        return call(params.arguments, {
+        const stream = context.notify
+          ? (message: Record<string, unknown>) => context.notify!(message as never) !== false
+          : undefined;
+        // A 2026-07-28 client that takes tasks gets one for a tool that must run as a task (the
+        // gateway asks a 2025-era upstream for it); one that does not is told what it lacks.
+        const taskSupport = entry?.tool.execution?.taskSupport;
+        if (context.modern && taskSupport === 'required') {
+          if (!takesTasks(clientCapabilitiesOf(params)))
+            throw new JsonRpcFault(-32003, 'Missing required client capability', {
+              requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+            });
+          extraParams.task = {};
+        }
+        const client = bridge.channel(
+          {
+            token: context.token,
+            session: context.session,
+            notify: stream,
+            ...(context.modern ? { modernCapabilities: clientCapabilitiesOf(params) ?? {} } : {}),
+          },
+          isRecord(extraParams.task),
+        );
+        const untrack = client ? bridge.trackCall(context.session, stream) : undefined;
+        const calling = call(params.arguments, {
           token: context.token,
           signal: context.signal,
+          ...(client ? { client } : {}),
           meta,
           modern: context.modern,
           ...(context.address !== undefined ? { address: context.address } : {}),
@@ -154,12 +229,31 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
                     params: { progressToken: token, ...p },
                   })
               : undefined,
-          onNotification: context.notify
-            ? (message: UpstreamMessage) =>
-                context.notify!({ method: message.method!, params: message.params })
+          onNotification: stream
+            ? (message: UpstreamMessage, server?: string) => bridge.relay(server, message, stream)
             : undefined,
         });
+        if (untrack) void calling.finally(untrack).catch(() => undefined);
+        return calling;
       }
+      case 'tasks/get':
+      case 'tasks/result':
+      case 'tasks/list':
+      case 'tasks/cancel':
+      case 'tasks/update':
+        return bridge.task(
+          request.method,
+          params,
+          {
+            ...(context.signal ? { signal: context.signal } : {}),
+            ...(context.token ? { token: context.token } : {}),
+            ...(context.session ? { session: context.session } : {}),
+            ...(context.notify
+              ? { notify: (message) => context.notify!(message as never) !== false }
+              : {}),
+          },
+          context.modern === true,
+        );
       case 'prompts/list':
         return catalog.listPrompts(route, context.token, context.signal);
       case 'prompts/get':
@@ -169,7 +263,23 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         return catalog.listResources(request.method, route, context.token, context.signal);
       case 'resources/subscribe':
       case 'resources/unsubscribe':
-        return catalog.subscribe(request.method, params, route, context.token, context.signal);
+        return catalog.subscribe(
+          request.method,
+          params,
+          route,
+          context.token,
+          context.signal,
+          (server) =>
+            context.session
+              ? bridge.sessionRequest(
+                  context.session,
+                  request.method,
+                  params,
+                  [server],
+                  context.signal,
+                )
+              : Promise.resolve(undefined),
+        );
       case 'resources/read':
         return catalog.readResource(params, route, context.token, context.signal);
       case 'completion/complete':
@@ -177,6 +287,20 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
       default:
         throw new JsonRpcFault(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
     }
+  }
+
+  /** Whether 2026-07-28 client capabilities declare the tasks extension. */
+  function takesTasks(capabilities: unknown): boolean {
+    return (
+      isRecord(capabilities) &&
+      isRecord(capabilities.extensions) &&
+      capabilities.extensions[TASKS_EXTENSION] !== undefined
+    );
+  }
+
+  /** A 2026-07-28 request's client capabilities, from its `_meta` envelope. */
+  function clientCapabilitiesOf(params: Record<string, unknown>): unknown {
+    return isRecord(params._meta) ? params._meta[CLIENT_CAPABILITIES_META_KEY] : undefined;
   }
 
   function decorate(method: string, result: unknown, modern: boolean): unknown {
@@ -224,6 +348,9 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
         if (typeof id === 'string' || typeof id === 'number')
           sessions.cancel(context.session.id, id);
       }
+      // Not waited for: a flood of these is coalesced by the bridge, not queued here.
+      if (request.method === 'notifications/roots/list_changed' && context.session)
+        void bridge.rootsChanged(context.session);
       return undefined;
     }
     const modern =

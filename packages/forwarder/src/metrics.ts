@@ -18,6 +18,8 @@ export class ForwarderMetrics {
   readonly upstreamConnected: Gauge<'upstream'>;
   readonly toolsHidden: Gauge<'reason'>;
   readonly rateLimited: Counter<'scope'>;
+  private readonly serverRequests: Counter<'upstream' | 'method' | 'outcome'>;
+  private readonly tasks: Counter<'upstream' | 'event'>;
   private readonly callChildren: Child<{ inc(): void }> = new Map();
   private readonly latencyChildren: Child<{ observe(v: number): void }> = new Map();
   private readonly hitChildren: Child<{ inc(): void }> = new Map();
@@ -45,6 +47,18 @@ export class ForwarderMetrics {
         0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
         10, 30,
       ],
+      registers,
+    });
+    this.serverRequests = new Counter({
+      name: `${prefix}server_requests_total`,
+      help: 'Server-to-client requests (sampling, elicitation, roots) upstreams sent clients through the gateway, by outcome.',
+      labelNames: ['upstream', 'method', 'outcome'],
+      registers,
+    });
+    this.tasks = new Counter({
+      name: `${prefix}tasks_total`,
+      help: 'Task events through the gateway (created, get, result, cancel, update, failed).',
+      labelNames: ['upstream', 'event'],
       registers,
     });
     this.cacheHits = new Counter({
@@ -130,6 +144,14 @@ export class ForwarderMetrics {
 
   get contentType(): string {
     return this.registry.contentType;
+  }
+
+  serverRequest(upstream: string, method: string, outcome: string): void {
+    this.serverRequests.labels(upstream, method, outcome).inc();
+  }
+
+  task(upstream: string, event: string): void {
+    this.tasks.labels(upstream, event).inc();
   }
 }
 

@@ -12,6 +12,8 @@ export interface SessionClaims {
   issuedAt: number;
   /** Unique per session. */
   nonce: string;
+  /** The client capabilities the gateway mirrors upstream (sampling, elicitation, roots), if any. */
+  caps?: Record<string, unknown>;
 }
 
 /** Sessions older than this are refused (the client re-initializes). */
@@ -65,6 +67,38 @@ export class SessionCodec {
     if (typeof claims.issuedAt !== 'number' || now - claims.issuedAt > SESSION_MAX_AGE_MS)
       return undefined;
     return claims;
+  }
+
+  /**
+   * A signed, expiring token of `payload` for `purpose` (server-to-client request ids, 2026-07-28
+   * `requestState`): any instance with the secret opens it; a token of another purpose, altered or
+   * expired, opens to `undefined`.
+   */
+  seal(purpose: string, payload: Record<string, unknown>, ttlMs: number, now = Date.now()): string {
+    const body = Buffer.from(JSON.stringify({ ...payload, exp: now + ttlMs })).toString(
+      'base64url',
+    );
+    return `${body}.${this.mac(`${purpose}\u0000${body}`).slice(0, 32)}`;
+  }
+
+  /** The payload of a token `seal` made for `purpose`, if it is intact and unexpired. */
+  open(purpose: string, token: unknown, now = Date.now()): Record<string, unknown> | undefined {
+    if (typeof token !== 'string' || token.length > 8192) return undefined;
+    const dot = token.lastIndexOf('.');
+    if (dot <= 0) return undefined;
+    const body = token.slice(0, dot);
+    const given = Buffer.from(token.slice(dot + 1));
+    const expected = Buffer.from(this.mac(`${purpose}\u0000${body}`).slice(0, 32));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    try {
+      const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<
+        string,
+        unknown
+      >;
+      return typeof payload.exp === 'number' && payload.exp >= now ? payload : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private mac(text: string): string {

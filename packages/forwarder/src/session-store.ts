@@ -32,6 +32,72 @@ export interface SessionStore {
   appendEvent?(event: Omit<StreamEvent, 'id'>): Promise<string>;
   /** The kept events after the one with `id`, oldest first; none for an id it does not know. */
   eventsAfter?(id: string): Promise<StreamEvent[]>;
+  /**
+   * Small records every instance must see (task ids and who owns them, the upstream session a
+   * client's calls use): kept for `ttlMs`. Without them, the forwarder keeps them in memory.
+   */
+  putRecord?(key: string, value: string, ttlMs: number): Promise<void>;
+  getRecord?(key: string): Promise<string | undefined>;
+  deleteRecord?(key: string): Promise<void>;
+  /** True for the first caller only, for `ttlMs` (a response id answered once, on any instance). */
+  claimOnce?(key: string, ttlMs: number): Promise<boolean>;
+}
+
+/** The record methods of a `SessionStore`, all present. */
+export type RecordStore = Required<
+  Pick<SessionStore, 'putRecord' | 'getRecord' | 'deleteRecord' | 'claimOnce'>
+>;
+
+/** Records in this process's memory, each dropped after its time. */
+export function memoryRecordStore(): RecordStore {
+  const records = new Map<string, { value: string; until: number }>();
+  let sweepAt = 0;
+  const sweep = (now: number): void => {
+    if (now < sweepAt) return;
+    sweepAt = now + 10_000;
+    for (const [key, record] of records) if (record.until <= now) records.delete(key);
+  };
+  const live = (key: string, now: number) => {
+    const record = records.get(key);
+    if (record && record.until <= now) {
+      records.delete(key);
+      return undefined;
+    }
+    return record;
+  };
+  return {
+    putRecord(key, value, ttlMs) {
+      const now = Date.now();
+      sweep(now);
+      records.set(key, { value, until: now + ttlMs });
+      return Promise.resolve();
+    },
+    getRecord: (key) => Promise.resolve(live(key, Date.now())?.value),
+    deleteRecord(key) {
+      records.delete(key);
+      return Promise.resolve();
+    },
+    claimOnce(key, ttlMs) {
+      const now = Date.now();
+      sweep(now);
+      if (live(key, now)) return Promise.resolve(false);
+      records.set(key, { value: '1', until: now + ttlMs });
+      return Promise.resolve(true);
+    },
+  };
+}
+
+/** `store`'s records when it keeps them, else records in this process's memory. */
+export function recordStoreOf(store: SessionStore): RecordStore {
+  if (store.putRecord && store.getRecord && store.deleteRecord && store.claimOnce) {
+    return {
+      putRecord: store.putRecord.bind(store),
+      getRecord: store.getRecord.bind(store),
+      deleteRecord: store.deleteRecord.bind(store),
+      claimOnce: store.claimOnce.bind(store),
+    };
+  }
+  return memoryRecordStore();
 }
 
 /** @deprecated Use `SessionStore` (the same two methods, plus cancellation). */
@@ -46,6 +112,7 @@ export function memorySessionStore(): SessionStore {
   const events: StreamEvent[] = [];
   let sequence = 0;
   return {
+    ...memoryRecordStore(),
     revokeSession(id) {
       const now = Date.now();
       for (const [key, at] of revoked) if (now - at > SESSION_MAX_AGE_MS) revoked.delete(key);

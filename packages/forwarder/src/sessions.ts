@@ -4,7 +4,12 @@ import { callerKey, limitRefusal } from './caller-limits.js';
 import { HttpError } from './http-helpers.js';
 import { UNAUTHORIZED, type JsonRpcId } from './json-rpc.js';
 import { SESSION_MAX_AGE_MS, SessionCodec, type SessionClaims } from './session-codec.js';
-import { memorySessionStore, type SessionStore } from './session-store.js';
+import {
+  memorySessionStore,
+  recordStoreOf,
+  type RecordStore,
+  type SessionStore,
+} from './session-store.js';
 import { Subscriptions, type ListKind, type Subscription } from './subscriptions.js';
 
 export type { ListKind, Subscription } from './subscriptions.js';
@@ -20,6 +25,8 @@ export interface Session {
   lastSeen: number;
   /** Requests running on this instance, by the client's request id. */
   inflight: Map<JsonRpcId, AbortController>;
+  /** The client capabilities mirrored upstream (from `initialize`), when it declared any. */
+  capabilities?: Record<string, unknown>;
 }
 
 export interface SessionsOptions {
@@ -48,6 +55,8 @@ export class Sessions {
   readonly codec: SessionCodec;
   /** The 2026-07-28 subscriptions (list_changed reaches them with the GET streams). */
   readonly subscriptions: Subscriptions;
+  /** Records every instance sees: tasks, upstream sessions, answered server-to-client requests. */
+  readonly records: RecordStore;
   private readonly store: SessionStore;
   private readonly local = new Map<string, Session>();
   /** Live sessions (in `local`) and open streams of each caller, for its limits. */
@@ -64,6 +73,7 @@ export class Sessions {
     this.options = options;
     this.codec = new SessionCodec(options.secret ?? SessionCodec.randomSecret());
     this.store = options.store ?? options.revocations ?? memorySessionStore();
+    this.records = recordStoreOf(this.store);
     this.store.onCancel?.((sessionId, requestId) => this.cancelHere(sessionId, requestId));
     this.subscriptions = new Subscriptions(options.onStream);
     this.idleMs = options.idleMs ?? 30 * 60_000;
@@ -77,15 +87,17 @@ export class Sessions {
   }
 
   /**
-   * A new session id for an answered `initialize`. With `limit`, a caller that already has that
-   * many live sessions here is refused (a 429 rate-limit `HttpError` with `retryAfterMs`: about
-   * when its oldest idle one is dropped), until it ends one (DELETE) or one idles out.
+   * A new session id for an answered `initialize` (with the capabilities mirrored upstream). With
+   * `limit`, a caller that already has that many live sessions here is refused (a 429 rate-limit
+   * `HttpError` with `retryAfterMs`: about when its oldest idle one is dropped), until it ends one
+   * (DELETE) or one idles out.
    */
   open(
     protocolVersion: string,
     token: AuthToken | undefined,
     server: string | undefined,
     limit?: number,
+    capabilities?: Record<string, unknown>,
   ): string {
     const client = callerKey(token);
     const live = this.sessionsOf.get(client) ?? 0;
@@ -96,6 +108,7 @@ export class Sessions {
       protocolVersion,
       server: server ?? null,
       token: this.fingerprint(token),
+      ...(capabilities && Object.keys(capabilities).length > 0 ? { caps: capabilities } : {}),
     });
     const claims = this.codec.verify(id);
     const session: Session = {
@@ -106,6 +119,7 @@ export class Sessions {
       streams: new Set(),
       lastSeen: Date.now(),
       inflight: new Map(),
+      ...(claims?.caps ? { capabilities: claims.caps } : {}),
     };
     this.remember(session);
     if (claims) this.claimsOf.set(session, claims);
@@ -166,7 +180,8 @@ export class Sessions {
     return Math.max(1_000, at - Date.now() + Math.min(this.idleMs, 60_000));
   }
 
-  private fingerprint(token: AuthToken | undefined): string {
+  /** The token's fingerprint under the session secret ('' without auth): who owns a task. */
+  fingerprint(token: AuthToken | undefined): string {
     if (token === undefined) return '';
     let fingerprint = this.fingerprints.get(token);
     if (fingerprint === undefined) {
@@ -212,6 +227,7 @@ export class Sessions {
         streams: new Set(),
         lastSeen: Date.now(),
         inflight: new Map(),
+        ...(claims.caps ? { capabilities: claims.caps } : {}),
       };
       this.remember(session);
       this.claimsOf.set(session, claims);
@@ -230,6 +246,19 @@ export class Sessions {
       clearInterval(keepAlive);
       session.streams.delete(res);
     });
+  }
+
+  /** The sessions this process knows (served lately or streaming). */
+  localSession(id: string): Session | undefined {
+    return this.local.get(id);
+  }
+
+  /** Writes a message to the session's GET streams on this instance; false when it has none. */
+  sendToStreams(session: Session, message: Record<string, unknown>): boolean {
+    const open = [...session.streams].filter((stream) => !stream.writableEnded);
+    const line = `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    for (const stream of open) stream.write(line);
+    return open.length > 0;
   }
 
   addSubscription(subscription: Subscription): void {

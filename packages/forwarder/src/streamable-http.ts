@@ -1,9 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthToken } from '@toolwire/config';
+import type { ProtocolBridge } from './bridge/protocol-bridge.js';
+import { mirroredCapabilities } from './bridge/client-capabilities.js';
+import { ServerRequests } from './bridge/server-requests.js';
 import type { CallPipeline } from './call/call-pipeline.js';
 import type { CallerLimits } from './caller-limits.js';
 import { classifyEra } from './classify-era.js';
 import type { HttpGuard } from './http-guard.js';
+import type { HttpUpstream } from './http-upstream.js';
 import {
   HttpError,
   authenticate as authenticateBearer,
@@ -18,6 +22,7 @@ import {
   INVALID_REQUEST,
   invalidIdReason,
   isRecord,
+  JsonRpcFault,
   METHOD_NOT_FOUND,
   PARSE_ERROR,
   type JsonRpcError,
@@ -33,6 +38,7 @@ import { traceHeadersOf } from './tracing.js';
 export interface StreamableHttpOptions {
   dispatch: Dispatch;
   sessions: Sessions;
+  bridge: ProtocolBridge;
   pipeline: CallPipeline;
   source: ToolSource;
   /** Bearer tokens by their secret. */
@@ -119,13 +125,7 @@ export function createStreamableHttp(
         sessions.holdStream(token, res, options.limits(token).streams);
         const params = isRecord(message.params) ? message.params : {};
         const filter = isRecord(params.notifications) ? params.notifications : {};
-        sessions.subscriptions.listen(
-          res,
-          message.id as JsonRpcId,
-          token,
-          route,
-          filter.toolsListChanged === true,
-        );
+        sessions.subscriptions.listen(res, message.id as JsonRpcId, token, route, filter);
         return;
       }
       if (!isRequest) {
@@ -143,17 +143,31 @@ export function createStreamableHttp(
       };
       const headers: Record<string, string> = {};
       if (response.result) {
+        const params = isRecord(message.params) ? message.params : {};
         headers['mcp-session-id'] = sessions.open(
           response.result.protocolVersion ?? LEGACY_PROTOCOLS[0],
           token,
           route,
           options.limits(token).sessions,
+          mirroredCapabilities(params.capabilities),
         );
       }
       sendJson(res, 200, response, headers);
       return;
     }
     const session = await sessionFor(req, token, route);
+    if (!isRequest && ServerRequests.isResponse(message)) {
+      // The client's answer to a server-to-client request we sent it for an upstream.
+      try {
+        await options.bridge.requests.answer(session.id, token?.client ?? 'anonymous', message);
+      } catch (error) {
+        if (!(error instanceof JsonRpcFault)) throw error;
+        sendJson(res, 400, { jsonrpc: '2.0', id: message.id ?? null, error: error.toError() });
+        return;
+      }
+      res.writeHead(202).end();
+      return;
+    }
     if (!isRequest) {
       await dispatch(message, { token, server: route, session, modern: false });
       res.writeHead(202).end();
@@ -233,6 +247,7 @@ export function createStreamableHttp(
   ): Promise<void> {
     const session = await sessionFor(req, token, route);
     await sessions.end(session);
+    await options.bridge.end(session);
     res.writeHead(200).end();
   }
 
@@ -244,6 +259,22 @@ export function createStreamableHttp(
     const status = options.source.servers().find((s) => s.name === server)?.status;
     if (status === 'idle' && options.source.connect)
       await options.source.connect(server).catch(() => undefined);
+  }
+
+  /**
+   * Whether a passthrough request is relayed as it is: yes, unless a 2026-07-28 client meets a
+   * 2025-era upstream; that client is served by the gateway's own endpoint for the route, which
+   * translates (a request naming one of the gateway's sessions stays there too).
+   */
+  async function relayed(req: IncomingMessage, http: HttpUpstream): Promise<boolean> {
+    const session = req.headers['mcp-session-id'];
+    if (typeof session === 'string' && sessions.codec.verify(session)) return false;
+    if (!http.protocolVersion) await http.connect().catch(() => undefined);
+    if (!http.protocolVersion) return true;
+    const clientModern = req.headers['mcp-protocol-version'] === MODERN_PROTOCOL;
+    // A 2025-era client is relayed: an upstream that negotiated 2026-07-28 may well keep 2025-era
+    // sessions too (its discovery need not say so).
+    return clientModern ? http.modern : true;
   }
 
   return function handleMcp(req, res, route = {}) {
@@ -276,7 +307,7 @@ export function createStreamableHttp(
           });
         }
         const http = pipeline.httpUpstream(server);
-        if (http) {
+        if (http && (await relayed(req, http))) {
           // A relayed GET is the upstream session's stream: it counts as one of the caller's.
           if (req.method === 'GET') sessions.holdStream(token, res, options.limits(token).streams);
           await relayPassthrough({ req, res, server, upstream: http, pipeline, token, maxBody });

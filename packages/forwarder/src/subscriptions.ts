@@ -8,6 +8,8 @@ export interface Subscription {
   token?: AuthToken;
   server?: string;
   subscriptionId: JsonRpcId;
+  /** The list changes it asked for (default: tools only). */
+  kinds?: ReadonlySet<ListKind>;
 }
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
@@ -22,16 +24,26 @@ export class Subscriptions {
   constructor(private readonly onStream?: (res: ServerResponse) => void) {}
 
   /**
-   * Answers a `subscriptions/listen` request with its stream and acknowledgement. Only tool-list
-   * changes are honoured on the aggregated route; the acknowledgement says so.
+   * Answers a `subscriptions/listen` request with its stream and acknowledgement: tool, prompt
+   * and resource list changes (`toolsListChanged`, `promptsListChanged`, `resourcesListChanged`);
+   * the acknowledgement names the ones honoured.
    */
   listen(
     res: ServerResponse,
     id: JsonRpcId,
     token: AuthToken | undefined,
     route: string | undefined,
-    toolsListChanged: boolean,
+    filter: Record<string, unknown> | boolean,
   ): void {
+    const asked =
+      typeof filter === 'boolean'
+        ? { toolsListChanged: filter }
+        : (filter as Record<string, unknown>);
+    const kinds = new Set<ListKind>();
+    if (asked.toolsListChanged === true) kinds.add('tools');
+    if (asked.promptsListChanged === true) kinds.add('prompts');
+    if (asked.resourcesListChanged === true) kinds.add('resources');
+    const toolsListChanged = kinds.size > 0;
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
@@ -43,13 +55,14 @@ export class Subscriptions {
         ...(token ? { token } : {}),
         ...(route !== undefined ? { server: route } : {}),
         subscriptionId: id,
+        kinds,
       });
     res.write(
       `event: message\ndata: ${JSON.stringify({
         jsonrpc: '2.0',
         method: 'notifications/subscriptions/acknowledged',
         params: {
-          notifications: toolsListChanged ? { toolsListChanged: true } : {},
+          notifications: Object.fromEntries([...kinds].map((kind) => [`${kind}ListChanged`, true])),
           _meta: { [SUBSCRIPTION_ID_META_KEY]: id },
         },
       })}\n\n`,
@@ -71,6 +84,7 @@ export class Subscriptions {
   /** `notifications/<kind>/list_changed` to every subscription that covers `server`. */
   broadcast(kind: ListKind, server?: string): void {
     for (const subscription of this.open) {
+      if (subscription.kinds && !subscription.kinds.has(kind)) continue;
       if (
         server !== undefined &&
         subscription.server !== undefined &&

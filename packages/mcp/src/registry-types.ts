@@ -5,6 +5,7 @@ import type {
   CreateMessageResult,
   ElicitRequest,
   ElicitResult,
+  ListRootsResult,
   PriorDiscovery,
   Tool as McpTool,
   Transport,
@@ -32,6 +33,16 @@ export interface ServerRequestHandlers {
     params: CreateMessageRequest['params'],
     context: { server: string; signal: AbortSignal },
   ) => Promise<CreateMessageResult>;
+  /**
+   * `roots/list`: the folders (`file://` URIs) the servers may work in. Declares the roots
+   * capability with `listChanged`: call `registry.rootsChanged()` when they change.
+   */
+  roots?: (context: { server: string; signal: AbortSignal }) => Promise<ListRootsResult>;
+  /**
+   * The elicitation modes `elicitation` answers (default `['form']`); with `'url'` it is also
+   * asked to send the user to a URL (`params.mode === 'url'`).
+   */
+  elicitationModes?: Array<'form' | 'url'>;
 }
 
 /** One hit of `Registry.search`. */
@@ -62,6 +73,8 @@ export interface RegistryTool {
   annotations?: ToolAnnotations;
   /** `ok`: callable; `stale`: callable, but the last refresh of its server failed; `unavailable`: its server is down (last known definition). */
   status: ToolStatus;
+  /** Whether the tool runs as a task (`required`, `optional`; absent or `forbidden`: never). */
+  execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
 }
 
 export interface ServerInfo {
@@ -107,8 +120,16 @@ export interface CreateRegistryOptions {
   backoff?: { initialMs?: number; maxMs?: number };
   logger?: Logger;
   clientInfo?: { name: string; version: string };
-  /** Answers server-to-client requests (elicitation, sampling); each gets the server's name. */
+  /** Answers server-to-client requests (elicitation, sampling, roots); each gets the server's name. */
   handlers?: ServerRequestHandlers;
+  /**
+   * Client capabilities declared to a server besides those of `handlers` (a gateway declares what
+   * it bridges for its own clients, so its listing holds every tool a server may offer).
+   */
+  clientCapabilities?: (
+    server: string,
+    config: McpServerConfig,
+  ) => Record<string, unknown> | undefined;
   /** OAuth for remote servers with `auth: { type: "oauth" }`: token store and the user step. */
   oauth?: RegistryOAuthOptions;
   /**
@@ -165,6 +186,8 @@ export interface Registry {
   refresh(serverName?: string): Promise<void>;
   /** Naming decisions that renamed a tool (collisions, shortening), one line each. */
   warnings(): string[];
+  /** Tells every connected server that the roots changed (`notifications/roots/list_changed`). */
+  rootsChanged(): Promise<void>;
 }
 
 /** How a stdio server is started: `@toolwire/mcp/node` passes a process transport. */

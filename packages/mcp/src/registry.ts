@@ -99,6 +99,10 @@ class McpRegistry implements Registry {
         ...(cached ? { cachedTools: cached.tools } : {}),
         ...(cached?.prior ? { prior: cached.prior } : {}),
         ...(options.handlers ? { handlers: options.handlers } : {}),
+        ...(() => {
+          const capabilities = options.clientCapabilities?.(name, config);
+          return capabilities ? { capabilities } : {};
+        })(),
         ...(options.stdioTransport ? { stdioTransport: options.stdioTransport } : {}),
         ...(config.auth ? { oauth: oauthSession(name, config) } : {}),
         lazy: typeof options.lazy === 'function' ? options.lazy(name) : (options.lazy ?? false),
@@ -207,6 +211,17 @@ class McpRegistry implements Registry {
 
   warnings(): string[] {
     return [...this.namingWarnings];
+  }
+
+  async rootsChanged(): Promise<void> {
+    await Promise.all(
+      [...this.connections.values()].map((connection) =>
+        connection
+          .getClient()
+          ?.notification({ method: 'notifications/roots/list_changed' })
+          .catch(() => undefined),
+      ),
+    );
   }
 
   async refresh(serverName?: string): Promise<void> {
@@ -449,7 +464,16 @@ function fromMcpTool(server: string, tool: McpTool): Omit<RegistryTool, 'name' |
     inputSchema: tool.inputSchema as JsonSchema,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema as JsonSchema } : {}),
     ...(annotations ? { annotations } : {}),
+    ...(executionOf(tool) ? { execution: executionOf(tool)! } : {}),
   };
+}
+
+/** A tool's `execution.taskSupport`, when it declares one the protocol knows. */
+function executionOf(tool: McpTool): RegistryTool['execution'] | undefined {
+  const taskSupport = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+  return taskSupport === 'required' || taskSupport === 'optional' || taskSupport === 'forbidden'
+    ? { taskSupport }
+    : undefined;
 }
 
 function included(name: string, config: McpServerConfig): boolean {

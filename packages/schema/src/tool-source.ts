@@ -16,6 +16,11 @@ export interface ToolSourceTool {
   source?: string;
   /** `unavailable` tools stay listed (their last known definition) while their server is down. */
   status?: 'ok' | 'stale' | 'unavailable';
+  /**
+   * MCP `execution`: whether the tool may (`optional`), must (`required`) or must not run as a task
+   * (2025-11-25 core tasks, the 2026-07-28 tasks extension).
+   */
+  execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
 }
 
 export interface ToolSourceCallOptions {

@@ -334,6 +334,11 @@ export class CallPipeline {
     this.recorder.finish(error === undefined ? record : { ...record, error });
   }
 
+  /** An audit line that is not a call's: a server-to-client request, a task. */
+  audit(entry: Omit<AuditEntry, 'time'>): void {
+    this.recorder.line(entry);
+  }
+
   /** After the passthrough relay forwarded a call: a write drops its upstream's cached reads. */
   async afterRelayedCall(name: string, server: string): Promise<void> {
     const entry = this.index.resolve(name);

@@ -55,6 +55,11 @@ export class CallRecorder {
     this.auditArguments = options.auditArguments ?? false;
   }
 
+  /** Writes an audit line that is not a call's (server-to-client requests, tasks). */
+  line(entry: Omit<AuditEntry, 'time'>): void {
+    this.audit?.({ time: isoTimeNow(), ...entry });
+  }
+
   /** Counts the call, observes its latency (unless refused) and writes its audit line. */
   finish(record: CallRecord): void {
     const { entry, outcome } = record;

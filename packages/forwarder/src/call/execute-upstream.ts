@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage, ToolwireError } from '@toolwire/schema';
-import { UpstreamError, type HttpUpstream } from '../http-upstream.js';
+import {
+  UpstreamError,
+  type HttpUpstream,
+  type ServerRequestAnswer,
+  type UpstreamMessage,
+} from '../http-upstream.js';
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -134,26 +139,91 @@ export class UpstreamExecutor {
       arguments: args,
     };
     if (Object.keys(meta).length > 0) params._meta = meta;
-    const result = await http.request('tools/call', params, {
-      signal: context.signal,
-      timeoutMs: entry.timeoutMs,
-      headers: trace,
-      onNotification: (message) => {
-        const p = message.params;
-        if (
-          message.method === 'notifications/progress' &&
-          isRecord(p) &&
-          p.progressToken === ourToken
-        ) {
-          context.onProgress?.({
-            progress: Number(p.progress),
-            ...(typeof p.total === 'number' ? { total: p.total } : {}),
-            ...(typeof p.message === 'string' ? { message: p.message } : {}),
+    const onNotification = (message: UpstreamMessage): void => {
+      const p = message.params;
+      if (
+        message.method === 'notifications/progress' &&
+        isRecord(p) &&
+        p.progressToken === ourToken
+      ) {
+        context.onProgress?.({
+          progress: Number(p.progress),
+          ...(typeof p.total === 'number' ? { total: p.total } : {}),
+          ...(typeof p.message === 'string' ? { message: p.message } : {}),
+        });
+      } else context.onNotification?.(message, entry.server);
+    };
+    const client = context.client;
+    if (!client) {
+      const result = await http.request('tools/call', params, {
+        signal: context.signal,
+        timeoutMs: entry.timeoutMs,
+        headers: trace,
+        onNotification,
+      });
+      return settleHttpResult(result, entry, context.modern === true);
+    }
+    // The client's own upstream session, with its capabilities and its server-to-client requests.
+    for (let attempt = 1; ; attempt++) {
+      const session = await client.sessionFor(entry.server, http);
+      const send = (
+        overrides: {
+          signal?: AbortSignal;
+          onRequest?: (message: UpstreamMessage) => Promise<ServerRequestAnswer>;
+          params?: Record<string, unknown>;
+        } = {},
+      ): Promise<unknown> =>
+        http.request('tools/call', overrides.params ?? params, {
+          signal: overrides.signal ?? context.signal,
+          timeoutMs: entry.timeoutMs,
+          headers: trace,
+          onNotification,
+          capabilities: client.capabilities,
+          ...(session !== undefined ? { session } : {}),
+          onRequest:
+            overrides.onRequest ?? ((message) => client.ask(entry.server, session, message)),
+        });
+      try {
+        let result = client.around
+          ? await client.around(entry.server, http, context.extraParams, send)
+          : await send();
+        // A 2026-07-28 upstream asks with input_required; a 2025-era client is asked as it knows.
+        for (let round = 0; !context.modern && isInputRequired(result); round++) {
+          if (round >= 16)
+            throw new JsonRpcFault(
+              INTERNAL_ERROR,
+              `Upstream "${entry.server}" kept asking for input`,
+            );
+          const responses = await askInputRequests(result, (message) =>
+            client.ask(entry.server, session, message),
+          );
+          result = await send({
+            params: {
+              ...params,
+              inputResponses: responses,
+              ...(typeof result.requestState === 'string'
+                ? { requestState: result.requestState }
+                : {}),
+            },
           });
-        } else context.onNotification?.(message);
-      },
-    });
-    return settleHttpResult(result, entry, context.modern === true);
+        }
+        if (isRecord(result) && (isRecord(result.task) || result.resultType === 'task'))
+          return (await client.taskCreated(
+            entry.server,
+            session,
+            result,
+            entry.tool.name,
+          )) as CallToolResult;
+        return settleHttpResult(result, entry, context.modern === true);
+      } catch (error) {
+        // The upstream restarted and forgot the session: a new one, once.
+        if (session !== undefined && attempt === 1 && isSessionGone(error)) {
+          await client.forget(entry.server, session);
+          continue;
+        }
+        throw error;
+      }
+    }
   }
 
   private viaSource(
@@ -170,6 +240,32 @@ export class UpstreamExecutor {
       argumentsValidated: entry.validator !== undefined,
     });
   }
+}
+
+function isInputRequired(result: unknown): result is Record<string, unknown> {
+  return isRecord(result) && result.resultType === 'input_required';
+}
+
+/** Asks each of an `input_required` result's requests; the answers keyed as the upstream keyed them. */
+async function askInputRequests(
+  result: Record<string, unknown>,
+  ask: (message: UpstreamMessage) => Promise<ServerRequestAnswer>,
+): Promise<Record<string, unknown>> {
+  const requests = isRecord(result.inputRequests) ? result.inputRequests : {};
+  const responses: Record<string, unknown> = {};
+  await Promise.all(
+    Object.entries(requests).map(async ([key, request]) => {
+      if (!isRecord(request) || typeof request.method !== 'string') return;
+      const answer = await ask({
+        jsonrpc: '2.0',
+        id: key,
+        method: request.method,
+        ...(isRecord(request.params) ? { params: request.params } : {}),
+      });
+      if ('result' in answer) responses[key] = answer.result;
+    }),
+  );
+  return responses;
 }
 
 /** What an upstream's `tools/call` answer over HTTP means for the caller. */
@@ -260,6 +356,19 @@ export function toFault(error: unknown, entry: ToolEntry): JsonRpcFault {
     INTERNAL_ERROR,
     `Tool "${entry.tool.name}" failed: ${errorMessage(error)}`,
     { upstream: entry.server },
+  );
+}
+
+/**
+ * The upstream does not know a session of ours (it restarted and forgot it): HTTP 404, or the
+ * 400 "no valid session" some servers answer instead.
+ */
+export function isSessionGone(error: unknown): boolean {
+  if (error instanceof UpstreamError) return error.kind === 'http' && /\b404\b/.test(error.message);
+  return (
+    error instanceof JsonRpcFault &&
+    (error.rpcCode === -32000 || error.rpcCode === -32001) &&
+    /session/i.test(error.message)
   );
 }
 

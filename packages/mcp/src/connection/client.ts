@@ -17,6 +17,7 @@ interface ClientOptions {
   name: string;
   clientInfo: { name: string; version: string };
   handlers?: ServerRequestHandlers;
+  capabilities?: Record<string, unknown>;
   connectTimeoutMs: number;
   logger: Logger;
   transportKind: TransportKind;
@@ -41,10 +42,20 @@ function createConnectionClient(
   events: ClientEvents,
 ): RegistryClient {
   const handlers = options.handlers;
+  const modes = handlers?.elicitationModes ?? ['form'];
   const client = new RegistryClient(options.clientInfo, {
     capabilities: {
-      ...(handlers?.elicitation ? { elicitation: { form: { applyDefaults: true } } } : {}),
+      ...options.capabilities,
+      ...(handlers?.elicitation
+        ? {
+            elicitation: {
+              ...(modes.includes('form') ? { form: { applyDefaults: true } } : {}),
+              ...(modes.includes('url') ? { url: {} } : {}),
+            },
+          }
+        : {}),
       ...(handlers?.sampling ? { sampling: {} } : {}),
+      ...(handlers?.roots ? { roots: { listChanged: true } } : {}),
     },
     versionNegotiation:
       mode === 'legacy'
@@ -71,7 +82,12 @@ function createConnectionClient(
       },
     },
   });
-  const { elicitation, sampling } = handlers ?? {};
+  const { elicitation, sampling, roots } = handlers ?? {};
+  if (roots) {
+    client.setRequestHandler('roots/list', (_request, ctx) =>
+      roots({ server: options.name, signal: ctx.mcpReq.signal }),
+    );
+  }
   if (elicitation) {
     client.setRequestHandler('elicitation/create', (request, ctx) =>
       elicitation(request.params, { server: options.name, signal: ctx.mcpReq.signal }),
@@ -145,6 +161,7 @@ export function openAttempt(
       name: options.name,
       clientInfo: options.clientInfo,
       ...(options.handlers ? { handlers: options.handlers } : {}),
+      ...(options.capabilities ? { capabilities: options.capabilities } : {}),
       connectTimeoutMs: options.connectTimeoutMs,
       logger: options.logger,
       transportKind: context.transportKind,

@@ -29,6 +29,8 @@ export interface ServerConnectionOptions {
   prior?: PriorDiscovery;
   /** Server-to-client requests (elicitation, sampling); without them the capabilities are not declared. */
   handlers?: ServerRequestHandlers;
+  /** Capabilities declared besides those of `handlers`. */
+  capabilities?: Record<string, unknown>;
   /** OAuth for a remote server with `auth` in its config (the SDK transports drive the flow). */
   oauth?: OAuthSession;
   /** Starts a stdio server (injected: process spawning is Node-only). */
