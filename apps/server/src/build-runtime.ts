@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import {
+  createAccessTokenVerifier,
   createForwarder,
   isGatewayed,
   isKnownProtocol,
   SUPPORTED_PROTOCOLS,
+  type AccessTokenVerifier,
   type AuditEntry,
-  type AuthToken,
   type CircuitBreakerOptions,
   type Sessions,
 } from '@toolwire/forwarder';
@@ -57,6 +58,27 @@ export function runtimeBuilder(
     }
   }
 
+  // The checker of auth.jwt access tokens outlives reloads that leave auth.jwt as it was: its
+  // issuer metadata and keys are fetched once, not once per reload.
+  let accessTokens: { key: string; verifier: AccessTokenVerifier } | undefined;
+  function accessTokenVerifier(config: ToolwireConfig): AccessTokenVerifier | undefined {
+    const jwt = config.auth?.jwt;
+    if (!jwt) return (accessTokens = undefined);
+    const key = JSON.stringify(jwt);
+    if (accessTokens?.key !== key) {
+      accessTokens = {
+        key,
+        verifier: createAccessTokenVerifier(jwt, {
+          jwks: {
+            onFetch: ({ url, reason, kids }) =>
+              logger.info("fetched the issuer's signing keys", { url, reason, kids }),
+          },
+        }),
+      };
+    }
+    return accessTokens.verifier;
+  }
+
   async function startRegistry(config: ToolwireConfig): Promise<Registry> {
     const registry = createRegistry({
       config,
@@ -83,6 +105,7 @@ export function runtimeBuilder(
       previous && previous.registryKey === registryKey
         ? previous.registry
         : await startRegistry(config);
+    const verifier = accessTokenVerifier(config);
     const forwarder = createForwarder({
       // The registry is the forwarder's ToolSource. With `redis` in the config the forwarder itself
       // shares rate limits, cached results and circuit-breaker state through Redis.
@@ -96,6 +119,7 @@ export function runtimeBuilder(
       ...(options.breaker ? { breaker: options.breaker } : {}),
       // `execute_code` on /mcp when code mode is on (loaded on first use).
       callerTools: mcpCodeMode(config),
+      ...(verifier ? { accessTokens: verifier } : {}),
     });
     if (config.redis) {
       // Share from the first call: wait for the forwarder's Redis stores (they answer locally
@@ -129,7 +153,6 @@ export function runtimeBuilder(
       config,
       registry,
       forwarder,
-      tokens: new Map((config.auth?.tokens ?? []).map((t) => [t.token, t as AuthToken])),
       active: new Set(),
       registryKey,
     };

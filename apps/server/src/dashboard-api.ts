@@ -71,7 +71,7 @@ export async function handleDashboardApi(
         version: '0.1.0',
         uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
         client: token?.client ?? null,
-        auth: runtime.tokens.size > 0,
+        auth: runtime.forwarder.auth.required,
         redis: ctx.shared.kind === 'redis',
         codeMode: resolveCodeModeSettings(runtime.config.codeMode, runtime.config.chat?.model)
           .enabled,

@@ -4,7 +4,7 @@ import type { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels } from './chat-completions.js';
 import { serveDashboardAsset } from './dashboard-assets.js';
 import { handleDashboardApi, visibleServers } from './dashboard-api.js';
-import { authenticate, HttpError, sendJson, type HttpGuard } from './http-util.js';
+import { HttpError, sendJson, type HttpGuard } from './http-util.js';
 import type { Logger } from './logger.js';
 import { readiness } from './readiness.js';
 import { handleResponses } from './responses-endpoint.js';
@@ -118,13 +118,13 @@ export function createRouter(
   ];
 
   /** Readiness for a load balancer (no token: the status word) or a client (its scope's details). */
-  function readyz({ runtime, req, res }: RouteRequest): void {
+  async function readyz({ runtime, req, res }: RouteRequest): Promise<void> {
     // Not ready while draining, for everyone alike (before authentication).
     if (options.phase() === 'draining') return sendJson(res, 503, { status: 'draining' });
     const { status, code } = readiness(runtime);
     if (anonymous(runtime, req)) return sendJson(res, code, { status });
     options.guard.check(req);
-    const token = authenticate(req, runtime.tokens);
+    const token = await runtime.forwarder.auth.authenticate(req);
     sendJson(res, code, {
       status,
       tools: runtime.forwarder.pipeline.visibleTools(token).tools.length,
@@ -148,12 +148,13 @@ export function createRouter(
     }
     if (found === undefined) {
       options.guard.check(req);
-      authenticate(req, runtime.tokens);
+      await runtime.forwarder.auth.authenticate(req);
       sendJson(res, 404, { error: { message: `Not found: ${path}` } });
       return;
     }
     if (found.access === 'guarded' || found.access === 'token') options.guard.check(req);
-    const token = found.access === 'token' ? authenticate(req, runtime.tokens) : undefined;
+    const token =
+      found.access === 'token' ? await runtime.forwarder.auth.authenticate(req) : undefined;
     if (found.methods && !found.methods.includes(method)) {
       throw new HttpError(405, `Use ${found.methods.join(' or ')}`, -32600, {
         allow: found.methods.join(', '),
@@ -173,5 +174,5 @@ function matches(route: Route, path: string, runtime: Runtime): boolean {
  * gets the status word alone, and nothing else is readable without a token.
  */
 function anonymous(runtime: Runtime, req: IncomingMessage): boolean {
-  return runtime.tokens.size > 0 && req.headers.authorization === undefined;
+  return runtime.forwarder.auth.required && req.headers.authorization === undefined;
 }

@@ -4,6 +4,10 @@ export {
   mcpOAuthConfigSchema,
   namespaceConfigSchema,
   authTokenConfigSchema,
+  authJwtConfigSchema,
+  pinningConfigSchema,
+  passthroughAuthConfigSchema,
+  tokenExchangeAuthConfigSchema,
   pathRuleConfigSchema,
   codeModeConfigSchema,
   configJsonSchemaDocument,
@@ -14,6 +18,10 @@ export type {
   McpOAuthConfig,
   NamespaceConfig,
   AuthTokenConfig,
+  AuthJwtConfig,
+  PinningConfig,
+  UpstreamAuthConfig,
+  TokenExchangeAuthConfig,
   PathRuleConfig,
   CodeModeConfig,
   NativeToolName,
@@ -29,7 +37,7 @@ export {
   transportOf,
   isServerEnabled,
 } from './validate-config.js';
-export type { AuthToken } from './validate-config.js';
+export type { AuthToken, CallerIdentity } from './validate-config.js';
 export { ConfigError } from './config-error.js';
 export { expandEnv, joinPath } from './expand-env.js';
 export type { UnsetVariable } from './expand-env.js';

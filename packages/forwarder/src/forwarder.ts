@@ -16,7 +16,13 @@ import {
   type AllowedOrigins,
   type HttpGuard,
 } from './http-guard.js';
-import { authenticate, decodePathSegment, sendHttpError, sendJson } from './http-helpers.js';
+import { decodePathSegment, sendHttpError, sendJson } from './http-helpers.js';
+import {
+  createAccessTokenVerifier,
+  type AccessTokenVerifier,
+} from './auth/access-token-verifier.js';
+import { createAuthenticator, type Authenticator } from './auth/authenticator.js';
+import { protectedResourceMetadata, protectedResourcePaths } from './auth/protected-resource.js';
 import { GatewayMode } from './gateway-mode.js';
 import { createMethodDispatch, type DispatchContext } from './method-dispatch.js';
 import { filterMetrics, ForwarderMetrics } from './metrics.js';
@@ -59,6 +65,11 @@ export interface CreateForwarderOptions extends CallPipelineOptions {
   sessions?: Sessions;
   /** Largest request body accepted, in bytes (default 4 MiB); a larger one is answered 413. */
   maxBodyBytes?: number;
+  /**
+   * The checker of `auth.jwt` access tokens. Default: one made from the config. Pass the same one
+   * to the forwarders a reload makes (while `auth.jwt` is unchanged) to keep its key cache.
+   */
+  accessTokens?: AccessTokenVerifier;
 }
 
 export interface Forwarder {
@@ -90,6 +101,8 @@ export interface Forwarder {
    */
   servers(): SourceServer[];
   readonly pipeline: CallPipeline;
+  /** Who is calling: `auth.tokens`, and `auth.jwt` access tokens. */
+  readonly auth: Authenticator;
   /**
    * Resolves once the stores are connected (with `redis`: calls before that are limited and
    * cached per instance); rejects with the connection error after `timeoutMs` (default 5 s).
@@ -112,7 +125,12 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   const metrics = new ForwarderMetrics();
   const pipeline = new CallPipeline({ ...options, config, metrics });
   const gateway = new GatewayMode(pipeline, options.source);
-  const tokens = new Map(authTokensOf(config).map((token) => [token.token, token]));
+  const jwt = config.auth?.jwt;
+  const auth = createAuthenticator({
+    tokens: authTokensOf(config),
+    ...(jwt ? { verifier: options.accessTokens ?? createAccessTokenVerifier(jwt) } : {}),
+  });
+  const metadataPaths = jwt ? protectedResourcePaths(jwt.audience) : new Set<string>();
   const ownsSessions = options.sessions === undefined;
   const sessions = options.sessions ?? new Sessions({ idleMs: options.sessionIdleMs });
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
@@ -149,7 +167,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     sessions,
     pipeline,
     source: options.source,
-    tokens,
+    authenticate: (req) => auth.authenticate(req),
     guard,
     maxBodyBytes: options.maxBodyBytes ?? MAX_BODY,
     closed: () => closed,
@@ -182,6 +200,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req.url);
+    if (jwt && metadataPaths.has(path)) return serveMetadata(req, res, jwt);
     const route = routeOf(path);
     if (route === undefined) {
       sendJson(res, 404, { error: `Not found: ${path}` });
@@ -190,7 +209,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     if (route === '/metrics') {
       void (async () => {
         guard.check(req);
-        const token = authenticate(req, tokens);
+        const token = await auth.authenticate(req);
         if (req.method !== 'GET') return sendJson(res, 404, { error: `Not found: ${path}` });
         const text = await metricsText(token);
         res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
@@ -212,10 +231,11 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
 
   return {
     handle,
-    handles: (path) => routeOf(path) !== undefined,
+    handles: (path) => routeOf(path) !== undefined || metadataPaths.has(path),
     handleMcp,
     dispatch,
     pipeline,
+    auth,
     get metricsContentType() {
       return metrics.contentType;
     },
@@ -266,6 +286,32 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       await pipeline.close();
     },
   };
+}
+
+/**
+ * RFC 9728 protected-resource metadata: public (no token, any origin may read it, as browser-based
+ * clients discover the authorization server from it).
+ */
+function serveMetadata(
+  req: IncomingMessage,
+  res: ServerResponse,
+  jwt: NonNullable<NonNullable<ToolwireConfig['auth']>['jwt']>,
+): void {
+  const cors = { 'access-control-allow-origin': '*' };
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204, {
+      ...cors,
+      'access-control-allow-methods': 'GET',
+      'access-control-max-age': '600',
+    });
+    res.end();
+    return;
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    sendJson(res, 405, { error: 'Use GET' }, { allow: 'GET', ...cors });
+    return;
+  }
+  sendJson(res, 200, protectedResourceMetadata(jwt), { ...cors, 'cache-control': 'max-age=300' });
 }
 
 /** The path of a request target, without its query. */

@@ -22,7 +22,25 @@ export type {
   CallToolResult,
   SourceCallOptions,
 } from './tool-source.js';
-export type { AuthToken } from '@toolwire/config';
+export type { AuthToken, CallerIdentity } from '@toolwire/config';
+export {
+  createAccessTokenVerifier,
+  InvalidAccessTokenError,
+  ACCEPTED_ALGORITHMS,
+} from './auth/access-token-verifier.js';
+export type {
+  AccessTokenVerifier,
+  AccessTokenVerifierOptions,
+  InvalidTokenReason,
+} from './auth/access-token-verifier.js';
+export {
+  AuthorizationServerError,
+  discoverAuthorizationServer,
+} from './auth/authorization-server.js';
+export type { AuthorizationServerMetadata } from './auth/authorization-server.js';
+export { createAuthenticator } from './auth/authenticator.js';
+export type { Authenticator, AuthenticatorOptions } from './auth/authenticator.js';
+export { protectedResourceMetadata, resourceMetadataUrl } from './auth/protected-resource.js';
 /** @deprecated The forwarder reads the whole `ToolwireConfig` of `@toolwire/config`. */
 export type { ToolwireConfig as ForwarderConfig } from '@toolwire/config';
 export type { CallPipeline, CallPipelineOptions } from './call/call-pipeline.js';

@@ -40,7 +40,7 @@ export interface RelayOptions {
   server: string;
   upstream: HttpUpstream;
   pipeline: CallPipeline;
-  authenticate: (req: IncomingMessage) => AuthToken | undefined;
+  authenticate: (req: IncomingMessage) => Promise<AuthToken | undefined>;
   /** Largest request body relayed; a larger one is answered 413 (and drained, so it is read). */
   maxBody: number;
 }
@@ -70,7 +70,7 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
  */
 export async function relayPassthrough(options: RelayOptions): Promise<void> {
   const { req, res, server, upstream, pipeline } = options;
-  const token = options.authenticate(req);
+  const token = await options.authenticate(req);
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_HEADERS) {
     const value = req.headers[name];

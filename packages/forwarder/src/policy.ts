@@ -3,7 +3,7 @@ import { compileGlobs, type GlobMatcher as Matcher } from '@toolwire/schema';
 
 /** Why a tool is refused; `policy` names the rule so the error can say which one. */
 export interface PolicyRefusal {
-  policy: 'policy.block' | 'policy.allow' | 'auth.tokens.allow';
+  policy: 'policy.block' | 'policy.allow' | 'auth.tokens.allow' | 'auth.jwt.scopes';
   message: string;
 }
 
@@ -28,6 +28,8 @@ export class ToolPolicy {
   private readonly allow: Matcher | undefined;
   private readonly block: Matcher | undefined;
   private readonly tokenAllow = new Map<string, Matcher | undefined>();
+  /** The matchers of access tokens' grants (`auth.jwt.scopes`), by their patterns. */
+  private readonly grantAllow = new Map<string, Matcher | undefined>();
   private readonly memo = new Map<string, Map<string, PolicyRefusal | null>>();
 
   constructor(config: ToolwireConfig) {
@@ -67,8 +69,9 @@ export class ToolPolicy {
 
   private decision(subject: PolicySubject, token?: AuthToken): PolicyRefusal | null {
     // Per client, then per subject: a tool's exposed name stands for its canonical one (an alias
-    // names one tool), so the hot path builds no key.
-    const client = token?.client ?? '';
+    // names one tool), so the hot path builds no key. An access token's decisions depend on its
+    // grants alone (one subject may hold tokens of different scopes).
+    const client = token?.identity ? grantsKey(token.allow) : (token?.client ?? '');
     let memo = this.memo.get(client);
     if (!memo) this.memo.set(client, (memo = new Map()));
     const key =
@@ -110,7 +113,15 @@ export class ToolPolicy {
     if (allow && !names.some((name) => allow(name))) {
       return { policy: 'policy.allow', message: `${what} is not in policy.allow` };
     }
-    if (token) {
+    if (token?.identity) {
+      const allowed = this.grantsOf(token.allow);
+      if (allowed && !names.some((name) => allowed(name))) {
+        return {
+          policy: 'auth.jwt.scopes',
+          message: `${what} is not granted to "${token.client}" by its scopes (auth.jwt.scopes)`,
+        };
+      }
+    } else if (token) {
       const allowed = this.tokenAllow.get(token.client);
       if (allowed && !names.some((name) => allowed(name))) {
         return {
@@ -121,4 +132,18 @@ export class ToolPolicy {
     }
     return null;
   }
+
+  private grantsOf(allow: readonly string[] | undefined): Matcher | undefined {
+    const key = grantsKey(allow);
+    if (!this.grantAllow.has(key)) {
+      if (this.grantAllow.size > 1_000) this.grantAllow.clear();
+      this.grantAllow.set(key, allow?.length === 0 ? () => false : compileGlobs(allow));
+    }
+    return this.grantAllow.get(key);
+  }
+}
+
+/** The memo key of an access token's grants (`\u0001` first: never a static client's name). */
+function grantsKey(allow: readonly string[] | undefined): string {
+  return allow === undefined ? '\u0001*' : `\u0001${allow.join('\u0000')}`;
 }

@@ -5,7 +5,6 @@ import { classifyEra } from './classify-era.js';
 import type { HttpGuard } from './http-guard.js';
 import {
   HttpError,
-  authenticate as authenticateBearer,
   readBody,
   respondWithProgress,
   sendHttpError,
@@ -34,8 +33,8 @@ export interface StreamableHttpOptions {
   sessions: Sessions;
   pipeline: CallPipeline;
   source: ToolSource;
-  /** Bearer tokens by their secret. */
-  tokens: ReadonlyMap<string, AuthToken>;
+  /** The caller of a request (`Authenticator.authenticate`): rejects with a 401 `HttpError`. */
+  authenticate: (req: IncomingMessage) => Promise<AuthToken | undefined>;
   /** Host, Origin, fetch-metadata, Content-Type and Accept checks, once per request. */
   guard: HttpGuard;
   maxBodyBytes: number;
@@ -60,16 +59,14 @@ export function createStreamableHttp(
 ): (req: IncomingMessage, res: ServerResponse, route?: { server?: string }) => void {
   const { dispatch, sessions, pipeline, maxBodyBytes: maxBody } = options;
 
-  function authenticate(req: IncomingMessage): AuthToken | undefined {
-    return authenticateBearer(req, options.tokens);
-  }
+  const { authenticate } = options;
 
   async function servePost(
     req: IncomingMessage,
     res: ServerResponse,
     route: string | undefined,
   ): Promise<void> {
-    const token = authenticate(req);
+    const token = await authenticate(req);
     const raw = await readBody(req, maxBody);
     let message: unknown;
     try {
@@ -170,8 +167,8 @@ export function createStreamableHttp(
   }
 
   /** The session of a GET or DELETE, authenticated like a POST. */
-  function sessionOf(req: IncomingMessage, route: string | undefined): Promise<Session> {
-    return sessionFor(req, authenticate(req), route);
+  async function sessionOf(req: IncomingMessage, route: string | undefined): Promise<Session> {
+    return sessionFor(req, await authenticate(req), route);
   }
 
   /** Answers a request as JSON, upgrading to SSE if notifications arrive before the result. */
