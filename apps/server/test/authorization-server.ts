@@ -63,7 +63,10 @@ export async function newSigningKey(): Promise<SigningKey> {
   };
 }
 
-export async function startAuthorizationServer(): Promise<AuthorizationServer> {
+export async function startAuthorizationServer(
+  options: { scopes?: string[] } = {},
+): Promise<AuthorizationServer> {
+  const scopes = [...SCOPES, ...(options.scopes ?? [])];
   const machine = { clientId: 'machine', clientSecret: 'machine-secret-0123456789abcdef' };
   let key = await newSigningKey();
   let jwksFetches = 0;
@@ -86,11 +89,11 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
           grant_types: ['client_credentials', TOKEN_EXCHANGE],
           redirect_uris: [],
           response_types: [],
-          scope: SCOPES.join(' '),
+          scope: scopes.join(' '),
         },
       ],
       jwks: { keys: [key.privateJwk as never] },
-      scopes: ['openid', 'offline_access', ...SCOPES],
+      scopes: ['openid', 'offline_access', ...scopes],
       findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
       pkce: { required: () => true },
       clientBasedCORS: () => true,
@@ -106,7 +109,7 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
           useGrantedResource: () => true,
           getResourceServerInfo: (_ctx, resource) =>
             ({
-              scope: SCOPES.join(' '),
+              scope: scopes.join(' '),
               audience: extraAudiences.has(resource)
                 ? [resource, ...extraAudiences.get(resource)!]
                 : resource,
