@@ -102,7 +102,7 @@ export async function startAuthorizationServer(
         clientCredentials: { enabled: true },
         introspection: { enabled: true },
         registration: { enabled: true },
-        clientIdMetadataDocument: { enabled: true, allowFetch: () => true },
+        clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: () => true },
         resourceIndicators: {
           enabled: true,
           defaultResource: (_ctx, _client, oneOf) => oneOf ?? undefined,
@@ -120,7 +120,14 @@ export async function startAuthorizationServer(
         },
       },
       interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-      ttl: { Interaction: 600, Session: 600, Grant: 600, AuthorizationCode: 60 },
+      ttl: {
+        Interaction: 600,
+        Session: 600,
+        Grant: 600,
+        AuthorizationCode: 60,
+        ClientCredentials: 300,
+        AccessToken: 300,
+      },
     });
     made.registerGrantType(TOKEN_EXCHANGE, exchange, [
       'subject_token',
