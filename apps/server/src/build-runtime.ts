@@ -9,6 +9,7 @@ import {
   type AuditEntry,
   type CircuitBreakerOptions,
   type Sessions,
+  type ToolPins,
 } from '@toolwire/forwarder';
 import type { HttpGuard } from '@toolwire/forwarder/http';
 import { createRegistry, type Registry, type ToolwireConfig } from '@toolwire/mcp/node';
@@ -31,6 +32,8 @@ export interface RuntimeBuilderOptions {
   breaker?: CircuitBreakerOptions;
   /** Open TCP connections to the gateway (a gauge). */
   openConnections: () => number;
+  /** The pinned tool definitions of a config (`policy.pinning`), kept across reloads. */
+  pinsFor: (config: ToolwireConfig) => Promise<ToolPins | undefined>;
 }
 
 /**
@@ -106,6 +109,7 @@ export function runtimeBuilder(
         ? previous.registry
         : await startRegistry(config);
     const verifier = accessTokenVerifier(config);
+    const pins = await options.pinsFor(config);
     const forwarder = createForwarder({
       // The registry is the forwarder's ToolSource. With `redis` in the config the forwarder itself
       // shares rate limits, cached results and circuit-breaker state through Redis.
@@ -120,6 +124,7 @@ export function runtimeBuilder(
       // `execute_code` on /mcp when code mode is on (loaded on first use).
       callerTools: mcpCodeMode(config),
       ...(verifier ? { accessTokens: verifier } : {}),
+      ...(pins ? { pins } : {}),
     });
     if (config.redis) {
       // Share from the first call: wait for the forwarder's Redis stores (they answer locally

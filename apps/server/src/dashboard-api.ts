@@ -5,6 +5,7 @@ import type { CallLog } from './call-log.js';
 import { HttpError, readJson, sendJson } from './http-util.js';
 import type { SharedState } from './shared-state.js';
 import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
+import { handlePinsApi } from './pins-api.js';
 import type { Runtime } from './runtime.js';
 
 export interface DashboardApiContext {
@@ -163,5 +164,7 @@ export async function handleDashboardApi(
     sendJson(res, 200, result);
     return;
   }
+  if (path === '/api/pins' || path.startsWith('/api/pins/'))
+    return handlePinsApi(runtime, token, path, req, res, ctx.maxBody);
   throw new HttpError(404, `Not found: ${path}`);
 }

@@ -21,6 +21,7 @@ import { toolListing } from './readiness.js';
 import { createRouter } from './routes.js';
 import type { Runtime } from './runtime.js';
 import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
+import { pinsKeeper } from './tool-pins.js';
 
 export { SERVER_VERSION } from './build-runtime.js';
 export { DEFAULT_CONFIG_FILE } from './config-source.js';
@@ -150,6 +151,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     auditLogger.info('tool call', { ...fields, event: 'tool_call' });
   };
 
+  const pins = pinsKeeper(logger, source.file);
   const buildRuntime = runtimeBuilder({
     logger,
     audit,
@@ -159,6 +161,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(options.backoff ? { backoff: options.backoff } : {}),
     ...(options.breaker ? { breaker: options.breaker } : {}),
     openConnections: () => openConnections,
+    pinsFor: (config) => pins.pinsFor(config),
   });
 
   // Set once the port is bound: a busy port is reported before any MCP server is started.
@@ -320,6 +323,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   } catch (error) {
     await new Promise<void>((r) => server.close(() => r()));
     sessions.close();
+    await pins.close();
     await shared.close();
     throw error;
   }
@@ -412,6 +416,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await runtime.forwarder.close();
       await closed;
       await runtime.registry.close();
+      await pins.close();
       await shared.close();
       logger.info('stopped');
     })();

@@ -117,7 +117,9 @@ describe('auth.jwt: the gateway as a resource server', () => {
       'the audit line',
     );
     expect(audit.client).toBe(as.machine.clientId);
-    const calls = await (await fetch(`${gw.url}/api/calls`, { headers: bearer(token) })).json();
+    const calls: any = await (
+      await fetch(`${gw.url}/api/calls`, { headers: bearer(token) })
+    ).json();
     expect(calls.calls.map((c: any) => c.client)).toContain(as.machine.clientId);
     const metrics = await (await fetch(`${gw.url}/metrics`, { headers: bearer(token) })).text();
     expect(metrics).toContain(`client="${as.machine.clientId}"`);
@@ -142,7 +144,9 @@ describe('auth.jwt: the gateway as a resource server', () => {
       bearer(token),
     );
     expect(refused.body.error.data.policy).toBe('auth.jwt.scopes');
-    const api = await (await fetch(`${gw.url}/api/overview`, { headers: bearer(token) })).json();
+    const api: any = await (
+      await fetch(`${gw.url}/api/overview`, { headers: bearer(token) })
+    ).json();
     expect(api.tools.map((t: any) => t.name)).toEqual(['calculate']);
     expect(api.gateway.client).toBe(as.machine.clientId);
     // A scope the config does not map grants nothing.

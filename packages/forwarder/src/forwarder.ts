@@ -22,6 +22,8 @@ import {
   type AccessTokenVerifier,
 } from './auth/access-token-verifier.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticator.js';
+import { createMemoryPinStore } from './pins/pin-store.js';
+import { ToolPins } from './pins/tool-pins.js';
 import { protectedResourceMetadata, protectedResourcePaths } from './auth/protected-resource.js';
 import { GatewayMode } from './gateway-mode.js';
 import { createMethodDispatch, type DispatchContext } from './method-dispatch.js';
@@ -123,7 +125,15 @@ const MAX_BODY = 4 * 1024 * 1024;
 export function createForwarder(options: CreateForwarderOptions): Forwarder {
   const config = validateConfig(options.config ?? {});
   const metrics = new ForwarderMetrics();
-  const pipeline = new CallPipeline({ ...options, config, metrics });
+  const pinning = config.policy?.pinning?.mode ?? 'warn';
+  const ownsPins = options.pins === undefined && pinning !== 'off';
+  const pins =
+    options.pins ??
+    (pinning === 'off'
+      ? undefined
+      : new ToolPins({ mode: pinning, store: createMemoryPinStore() }));
+  const pipeline = new CallPipeline({ ...options, config, metrics, ...(pins ? { pins } : {}) });
+  if (ownsPins) void pins!.ready();
   const gateway = new GatewayMode(pipeline, options.source);
   const jwt = config.auth?.jwt;
   const auth = createAuthenticator({
@@ -284,6 +294,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       }
       listening.clear();
       await pipeline.close();
+      // Pins passed in belong to whoever passed them (a reload keeps them).
+      if (ownsPins) await pins!.close();
     },
   };
 }

@@ -12,6 +12,7 @@ export {
   META_ORIGINAL_NAME,
   META_STATUS,
   META_GATEWAY,
+  META_PIN,
 } from './gateway-mode.js';
 export type { ListedTool } from './gateway-mode.js';
 export type {
@@ -97,3 +98,18 @@ export { memorySessionStore, STREAM_EVENT_LOG_LENGTH } from './session-store.js'
 export type { SessionStore, SessionRevocations, StreamEvent } from './session-store.js';
 export { SessionCodec, SESSION_MAX_AGE_MS } from './session-codec.js';
 export type { SessionClaims } from './session-codec.js';
+export { ToolPins } from './pins/tool-pins.js';
+export type {
+  PinningMode,
+  PinStatus,
+  PinReview,
+  PinEvent,
+  PinEntry,
+  ToolPinsOptions,
+} from './pins/tool-pins.js';
+export { createMemoryPinStore } from './pins/pin-store.js';
+export type { PinStore, PinsDocument, ToolPin, PendingPin } from './pins/pin-store.js';
+export { createFilePinStore, PinStoreError } from './pins/file-pin-store.js';
+export { descriptionFindings } from './pins/description-findings.js';
+export type { DescriptionFinding } from './pins/description-findings.js';
+export { toolDefinitionHash } from './pins/tool-definition.js';

@@ -263,10 +263,11 @@ function filterMessage(
     if (name === undefined) return false;
     if (key === 'prompts')
       return !pipeline.policy.checkPrompt(`${server}${pipeline.separator}${name}`, token);
-    const entry = pipeline.byCanonicalName(`${server}${pipeline.separator}${name}`);
-    return entry
-      ? !pipeline.refusal(entry, token)
-      : !pipeline.policy.check(`${server}${pipeline.separator}${name}`, token);
+    const canonical = `${server}${pipeline.separator}${name}`;
+    const entry = pipeline.byCanonicalName(canonical);
+    // A tool held back by its pin is not listed here either.
+    if (!entry && pipeline.index.isHeld(canonical)) return false;
+    return entry ? !pipeline.refusal(entry, token) : !pipeline.policy.check(canonical, token);
   };
   return {
     ...message,

@@ -6,7 +6,7 @@ import type { AuditEntry, AuditSink } from '../audit-log.js';
 import type { BreakerStateStore } from '../breaker-store.js';
 import type { CircuitBreaker, CircuitBreakerOptions } from '../circuit-breaker.js';
 import type { HttpUpstream } from '../http-upstream.js';
-import { INVALID_PARAMS, JsonRpcFault } from '../json-rpc.js';
+import { INVALID_PARAMS, JsonRpcFault, POLICY_REFUSED } from '../json-rpc.js';
 import { ForwarderMetrics } from '../metrics.js';
 import { ToolPolicy, type PolicyRefusal } from '../policy.js';
 import type { RateLimiter } from '../rate-limiter.js';
@@ -28,6 +28,7 @@ import { errorType, toFault, UpstreamExecutor } from './execute-upstream.js';
 import { HttpUpstreams, type UpstreamEndpoints } from './http-upstreams.js';
 import { Stores } from './stores.js';
 import { ToolIndex, type ToolEntry } from './tool-index.js';
+import type { ToolPins } from '../pins/tool-pins.js';
 import { UpstreamHealthMonitor } from './upstream-health.js';
 
 /** What the call pipeline is made of; `CreateForwarderOptions` extends it. */
@@ -78,6 +79,11 @@ export interface CallPipelineOptions {
   probeIntervalMs?: number;
   /** Tools made per caller on `/mcp` (code mode's `execute_code`), run as that caller. */
   callerTools?: CallerToolsProvider;
+  /**
+   * Pinned tool definitions (`policy.pinning`): an upstream tool whose definition changed since it
+   * was pinned is held back or flagged. Default: none (the forwarder makes one from the config).
+   */
+  pins?: ToolPins;
 }
 
 /**
@@ -95,6 +101,8 @@ export class CallPipeline {
   readonly metrics: ForwarderMetrics;
   readonly separator: string;
   readonly index: ToolIndex;
+  /** Pinned tool definitions, when `policy.pinning` is on. */
+  readonly pins: ToolPins | undefined;
   private readonly stores: Stores;
   private readonly resultCache: CallCache;
   private readonly channels: HttpUpstreams;
@@ -134,7 +142,9 @@ export class CallPipeline {
         : {}),
       cacheReadOnly,
       cacheAvailable: this.stores.cache !== undefined,
+      ...(options.pins ? { pins: options.pins } : {}),
     });
+    this.pins = options.pins;
     this.separator = this.index.separator;
     this.resultCache = new CallCache(this.stores.cache, this.metrics);
     this.channels = new HttpUpstreams(config, options.upstreams);
@@ -182,14 +192,30 @@ export class CallPipeline {
       asCaller: (context) => this.callers.asCaller(context),
     });
     this.tracer = new CallTracer(options.tracer);
-    this.unsubscribe = source.onToolsChanged(({ server }) => this.toolsChanged(server));
+    const unsubscribeTools = source.onToolsChanged(({ server }) => this.toolsChanged(server));
+    // An approval changes what is listed: every upstream's clients hear of it.
+    const unsubscribePins = options.pins?.onChange(({ initial }) => {
+      this.index.invalidate();
+      if (initial) return;
+      for (const server of source.servers())
+        for (const listener of this.changeListeners) listener(server.name);
+    });
+    this.unsubscribe = () => {
+      unsubscribeTools();
+      unsubscribePins?.();
+    };
   }
 
   /** Runs one call through the whole pipeline. Refusals and upstream failures throw `JsonRpcFault`. */
   async call(name: string, args: unknown, context: CallContext = {}): Promise<CallToolResult> {
     const entry =
       this.index.all().get(name) ?? (await this.callers.callerEntry(context.token, name));
-    if (!entry) throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
+    if (!entry) {
+      // A held tool is named as such only to a caller granted it; to others it does not exist.
+      const held = this.index.held().get(name);
+      if (held && !this.callers.refusal(held, context.token)) throw heldFault(name);
+      throw new JsonRpcFault(INVALID_PARAMS, `Unknown tool: ${name}`, { tool: name });
+    }
     return this.run(entry, name, args, context);
   }
 
@@ -257,6 +283,7 @@ export class CallPipeline {
     const caller = callerOf({ token });
     const entry = this.index.resolve(name);
     if (!entry) {
+      if (this.index.isHeld(name) && !this.policy.check(name, token)) throw heldFault(name);
       await this.admission.admitUnlisted(name, caller);
       return undefined;
     }
@@ -383,4 +410,16 @@ export class CallPipeline {
     await this.stores.close();
     this.recorder.close();
   }
+}
+
+/**
+ * A call to a tool held back by its pin: refused by the pinning policy, with the way out named (the
+ * client learns no more than that the tool is waiting for an admin).
+ */
+function heldFault(name: string): JsonRpcFault {
+  return new JsonRpcFault(
+    POLICY_REFUSED,
+    `Tool "${name}" changed since it was approved and is held until an admin approves it (policy.pinning; toolwire tools approve ${name})`,
+    { policy: 'policy.pinning', tool: name },
+  );
 }
