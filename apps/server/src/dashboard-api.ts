@@ -73,6 +73,8 @@ export async function handleDashboardApi(
         uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
         client: token?.client ?? null,
         auth: runtime.forwarder.auth.required,
+        // Granted "*": sees the tool pins panel and may approve.
+        admin: pipeline.policy.grantsEverything(token),
         redis: ctx.shared.kind === 'redis',
         codeMode: resolveCodeModeSettings(runtime.config.codeMode, runtime.config.chat?.model)
           .enabled,

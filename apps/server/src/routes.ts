@@ -3,6 +3,7 @@ import type { AuthToken } from '@toolwire/forwarder';
 import type { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels } from './chat-completions.js';
 import { serveDashboardAsset } from './dashboard-assets.js';
+import { createDashboardSignIn } from './dashboard-sign-in.js';
 import { handleDashboardApi, visibleServers } from './dashboard-api.js';
 import { HttpError, sendJson, type HttpGuard } from './http-util.js';
 import type { Logger } from './logger.js';
@@ -20,6 +21,8 @@ export interface RouterOptions {
   startedAt: number;
   /** Where shutdown is: draining (not ready, still serving) or shutting down (refusing). */
   phase: () => 'serving' | 'draining' | 'shutting-down';
+  /** The secret every instance shares (signs the dashboard sign-in's state). */
+  secret: Buffer;
 }
 
 /** One request as the routes see it. */
@@ -57,6 +60,7 @@ export function createRouter(
   options: RouterOptions,
 ): (runtime: Runtime, req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const context = { shared: options.shared, logger: options.logger, maxBody: options.maxBody };
+  const signIn = createDashboardSignIn({ secret: options.secret, logger: options.logger });
   const routes: Route[] = [
     {
       path: '/healthz',
@@ -80,6 +84,13 @@ export function createRouter(
       methods: ['GET', 'HEAD'],
       access: 'guarded',
       handle: ({ req, res, path }) => serveDashboardAsset(path, req, res),
+    },
+    {
+      // Dashboard sign-in at the auth.jwt issuer (a browser's navigations, no token yet).
+      path: '/auth/',
+      methods: ['GET'],
+      access: 'guarded',
+      handle: ({ runtime, path, req, res }) => signIn.handle(runtime, path, req, res),
     },
     {
       path: '/v1/chat/completions',

@@ -129,11 +129,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ? createRedisState(initialConfig.redis, logger)
     : createMemoryState();
   let sessions: Sessions;
+  let secret: Buffer;
   try {
     // One set of sessions for every forwarder a reload swaps in, signed with the secret every
     // instance shares: a session works on any instance and its streams outlive reloads.
+    secret = await shared.sessionSecret();
     sessions = new Sessions({
-      secret: await shared.sessionSecret(),
+      secret,
       // Ended sessions and cancellations go through the shared state (Redis for a fleet).
       store: shared,
       onStream: markLongLived,
@@ -262,6 +264,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     logger,
     maxBody,
     startedAt,
+    secret,
     phase: () => (shuttingDown ? 'shutting-down' : draining ? 'draining' : 'serving'),
   });
 

@@ -41,7 +41,10 @@ export function descriptionFindings(
   for (const [char] of description.matchAll(HIDDEN))
     hidden.add(`U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
   if (hidden.size > 0) findings.push({ kind: 'hidden-unicode', detail: [...hidden].join(' ') });
-  const words = new Set(description.match(/[A-Za-z0-9_.-]+/g) ?? []);
+  // Words as names are spelled (dots and dashes inside), without a sentence's closing dot.
+  const words = new Set(
+    (description.match(/[A-Za-z0-9_.-]+/g) ?? []).map((word) => word.replace(/[.-]+$/, '')),
+  );
   for (const name of otherTools) {
     if (words.has(name)) findings.push({ kind: 'other-tool', detail: name });
   }
