@@ -17,10 +17,7 @@ import {
   type HttpGuard,
 } from './http-guard.js';
 import { decodePathSegment, sendHttpError, sendJson } from './http-helpers.js';
-import {
-  createAccessTokenVerifier,
-  type AccessTokenVerifier,
-} from './auth/access-token-verifier.js';
+import { createAccessTokenVerifier } from './auth/access-token-verifier.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { createMemoryPinStore } from './pins/pin-store.js';
 import { ToolPins } from './pins/tool-pins.js';
@@ -67,11 +64,6 @@ export interface CreateForwarderOptions extends CallPipelineOptions {
   sessions?: Sessions;
   /** Largest request body accepted, in bytes (default 4 MiB); a larger one is answered 413. */
   maxBodyBytes?: number;
-  /**
-   * The checker of `auth.jwt` access tokens. Default: one made from the config. Pass the same one
-   * to the forwarders a reload makes (while `auth.jwt` is unchanged) to keep its key cache.
-   */
-  accessTokens?: AccessTokenVerifier;
 }
 
 export interface Forwarder {
@@ -132,13 +124,22 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     (pinning === 'off'
       ? undefined
       : new ToolPins({ mode: pinning, store: createMemoryPinStore() }));
-  const pipeline = new CallPipeline({ ...options, config, metrics, ...(pins ? { pins } : {}) });
+  const jwt = config.auth?.jwt;
+  // Pass the same verifier to the forwarders a reload makes (while auth.jwt is unchanged): its
+  // issuer metadata and keys are kept.
+  const accessTokens = jwt ? (options.accessTokens ?? createAccessTokenVerifier(jwt)) : undefined;
+  const pipeline = new CallPipeline({
+    ...options,
+    config,
+    metrics,
+    ...(pins ? { pins } : {}),
+    ...(accessTokens ? { accessTokens } : {}),
+  });
   if (ownsPins) void pins!.ready();
   const gateway = new GatewayMode(pipeline, options.source);
-  const jwt = config.auth?.jwt;
   const auth = createAuthenticator({
     tokens: authTokensOf(config),
-    ...(jwt ? { verifier: options.accessTokens ?? createAccessTokenVerifier(jwt) } : {}),
+    ...(accessTokens ? { verifier: accessTokens } : {}),
   });
   const metadataPaths = jwt ? protectedResourcePaths(jwt.audience) : new Set<string>();
   const ownsSessions = options.sessions === undefined;

@@ -133,8 +133,25 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
   });
   const started = performance.now();
   let response;
+  // An upstream that acts as the caller gets the caller's credential (or the exchange refuses).
+  let authorization: string | undefined;
+  if (pipeline.credentials.carriesIdentity(server)) {
+    try {
+      authorization = await pipeline.credentials.authorization(server, token);
+    } catch (error) {
+      if (!(error instanceof JsonRpcFault)) throw error;
+      reply(res, 200, { jsonrpc: '2.0', id: message?.id ?? null, error: error.toError() });
+      return;
+    }
+  }
   const send = () =>
-    upstream.relay({ method: req.method ?? 'GET', headers, body, signal: controller.signal });
+    upstream.relay({
+      method: req.method ?? 'GET',
+      headers,
+      body,
+      signal: controller.signal,
+      ...(authorization ? { authorization } : {}),
+    });
   try {
     try {
       response = await send();

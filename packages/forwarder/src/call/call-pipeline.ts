@@ -29,6 +29,8 @@ import { HttpUpstreams, type UpstreamEndpoints } from './http-upstreams.js';
 import { Stores } from './stores.js';
 import { ToolIndex, type ToolEntry } from './tool-index.js';
 import type { ToolPins } from '../pins/tool-pins.js';
+import type { AccessTokenVerifier } from '../auth/access-token-verifier.js';
+import { UpstreamCredentials } from '../auth/upstream-credentials.js';
 import { UpstreamHealthMonitor } from './upstream-health.js';
 
 /** What the call pipeline is made of; `CreateForwarderOptions` extends it. */
@@ -84,6 +86,11 @@ export interface CallPipelineOptions {
    * was pinned is held back or flagged. Default: none (the forwarder makes one from the config).
    */
   pins?: ToolPins;
+  /**
+   * The checker of `auth.jwt` access tokens; its issuer's token endpoint serves the token exchanges
+   * of upstreams with `auth.type: "token-exchange"`.
+   */
+  accessTokens?: AccessTokenVerifier;
 }
 
 /**
@@ -103,6 +110,8 @@ export class CallPipeline {
   readonly index: ToolIndex;
   /** Pinned tool definitions, when `policy.pinning` is on. */
   readonly pins: ToolPins | undefined;
+  /** The caller's identity towards upstreams that act as the caller. */
+  readonly credentials: UpstreamCredentials;
   private readonly stores: Stores;
   private readonly resultCache: CallCache;
   private readonly channels: HttpUpstreams;
@@ -184,9 +193,11 @@ export class CallPipeline {
       metrics: this.metrics,
       record: (record) => this.recorder.finish(record),
     });
+    this.credentials = new UpstreamCredentials(config, options.accessTokens);
     this.executor = new UpstreamExecutor({
       source,
       http: this.channels,
+      credentials: this.credentials,
       health: this.health,
       ...(options.retry !== undefined ? { retry: options.retry } : {}),
       asCaller: (context) => this.callers.asCaller(context),
