@@ -323,3 +323,61 @@ describe('auth.jwt: signing keys', () => {
     }
   });
 });
+
+describe('auth.jwt.introspection: opaque access tokens (RFC 7662)', () => {
+  let as: AuthorizationServer;
+  let gw: TestGateway;
+  let audience: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    audience = `http://127.0.0.1:${port}/mcp`;
+    as = await startAuthorizationServer({ opaque: [audience] });
+    gw = await startGateway(
+      {
+        mcpServers: {},
+        auth: {
+          jwt: {
+            issuer: as.issuer,
+            audience,
+            scopes: { 'tools:all': ['*'], math: ['calculate'] },
+            introspection: {
+              clientId: as.machine.clientId,
+              clientSecret: as.machine.clientSecret,
+            },
+          },
+        },
+      },
+      { port },
+    );
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await as?.close();
+  });
+
+  it('accepts an active opaque token for this audience with its scopes, and refuses others', async () => {
+    const token = await as.token({ resource: audience, scope: 'math' });
+    expect(token.split('.')).toHaveLength(1);
+    const list = await modernCall(`${gw.url}/mcp`, 'tools/list', {}, bearer(token));
+    expect(list.body.result.tools.map((t: any) => t.name)).toEqual(['calculate']);
+    const audit = await modernCall(
+      `${gw.url}/mcp`,
+      'tools/call',
+      { name: 'calculate', arguments: { expression: '1+2' } },
+      bearer(token),
+    );
+    expect(audit.body.result.structuredContent.result).toBe(3);
+    const unknown = await modernCall(
+      `${gw.url}/mcp`,
+      'tools/list',
+      {},
+      bearer('opaque-but-unknown'),
+    );
+    expect(unknown.status).toBe(401);
+    expect(unknown.body.error.message).toContain('not active');
+    const elsewhere = await as.token({ resource: 'https://elsewhere.example/mcp', scope: 'math' });
+    const refused = await modernCall(`${gw.url}/mcp`, 'tools/list', {}, bearer(elsewhere));
+    expect(refused.status).toBe(401);
+  });
+});

@@ -59,7 +59,11 @@ export async function newSigningKey(): Promise<SigningKey> {
 }
 
 export async function startAuthorizationServer(
-  options: { scopes?: string[] } = {},
+  options: {
+    scopes?: string[];
+    /** Access tokens for these resources are opaque (checked by introspection), not JWTs. */
+    opaque?: string[];
+  } = {},
 ): Promise<AuthorizationServer> {
   const scopes = [...SCOPES, ...(options.scopes ?? [])];
   const machine = { clientId: 'machine', clientSecret: 'machine-secret-0123456789abcdef' };
@@ -94,7 +98,7 @@ export async function startAuthorizationServer(
       features: {
         devInteractions: { enabled: false },
         clientCredentials: { enabled: true },
-        introspection: { enabled: true },
+        introspection: { enabled: true, allowedPolicy: () => true },
         registration: { enabled: true },
         clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: () => true },
         resourceIndicators: {
@@ -105,7 +109,7 @@ export async function startAuthorizationServer(
             ({
               scope: scopes.join(' '),
               audience: resource,
-              accessTokenFormat: 'jwt',
+              accessTokenFormat: options.opaque?.includes(resource) ? 'opaque' : 'jwt',
               accessTokenTTL: 300,
               jwt: { sign: { alg: 'RS256' } },
             }) as never,
