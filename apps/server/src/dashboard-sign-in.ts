@@ -8,7 +8,7 @@ import type { Runtime } from './runtime.js';
 /** The cookie that carries a sign-in's state and PKCE verifier from `/auth/sign-in` to the callback. */
 const FLOW_COOKIE = 'toolwire_sign_in';
 /** The cookie that hands the access token to the page once (it moves it to sessionStorage). */
-export const TOKEN_COOKIE = 'toolwire_token';
+const TOKEN_COOKIE = 'toolwire_token';
 const FLOW_MAX_AGE_S = 600;
 
 interface Flow {

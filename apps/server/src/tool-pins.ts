@@ -24,7 +24,7 @@ export function pinsFileOf(config: ToolwireConfig, configFile: string | undefine
 }
 
 /** The store of a config's pins: Redis with `redis` (a fleet shares them), else the file. */
-export async function openPinStore(
+async function openPinStore(
   config: ToolwireConfig,
   configFile: string | undefined,
 ): Promise<PinStore> {

@@ -9,12 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, jwtVerify, SignJWT, createLocalJWKSet, type JWK } from 'jose';
-import Provider from 'oidc-provider';
+import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 
-export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
-export const SCOPES = ['tools:all', 'math', 'memory:read', 'web'];
+const SCOPES = ['tools:all', 'math', 'memory:read', 'web'];
 
 export interface SigningKey {
   kid: string;
@@ -145,7 +145,7 @@ export async function startAuthorizationServer(
    * own keys); the answer is a JWT access token for the requested audience with the same subject,
    * signed with the provider's key.
    */
-  async function exchange(ctx: any): Promise<void> {
+  async function exchange(ctx: KoaContextWithOIDC): Promise<void> {
     const params = ctx.oidc.params as Record<string, string | undefined>;
     const fail = (status: number, error: string, description: string): void => {
       ctx.status = status;
@@ -168,7 +168,7 @@ export async function startAuthorizationServer(
     } catch (error) {
       return fail(400, 'invalid_grant', `subject_token refused: ${(error as Error).message}`);
     }
-    const clientId = ctx.oidc.client.clientId as string;
+    const clientId = ctx.oidc.client!.clientId;
     state.exchanges.push({ subject, audience, clientId });
     const now = Math.floor(Date.now() / 1000);
     const token = await new SignJWT({

@@ -66,7 +66,7 @@ export async function fetchJson(url: string, what: string): Promise<Record<strin
  * The metadata URLs of an issuer, in the order tried: RFC 8414's (the well-known segment inserted
  * before the issuer's path) and OpenID Connect Discovery's (appended to it).
  */
-export function metadataUrls(issuer: string): string[] {
+function metadataUrls(issuer: string): string[] {
   const url = new URL(issuer);
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
   return [

@@ -6,7 +6,7 @@ import type { SourceTool } from '../tool-source.js';
  * What a pin covers: the parts of a tool's definition that a model reads or that shape its calls
  * (its upstream name, title, description, input and output schemas, annotations).
  */
-export function pinnedDefinition(tool: SourceTool): Record<string, unknown> {
+function pinnedDefinition(tool: SourceTool): Record<string, unknown> {
   return {
     name: tool.originalName,
     title: (tool as { title?: unknown }).title,
