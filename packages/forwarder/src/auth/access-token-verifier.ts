@@ -9,6 +9,7 @@ import {
   type AuthorizationServerMetadata,
 } from './authorization-server.js';
 import { JwksCache, type JwksCacheOptions } from './jwks-cache.js';
+import { introspectToken } from './token-introspection.js';
 
 /** Why an access token was refused. */
 export type InvalidTokenReason =
@@ -79,25 +80,7 @@ export function createAccessTokenVerifier(
   options: AccessTokenVerifierOptions = {},
 ): AccessTokenVerifier {
   const skew = config.clockSkewSeconds ?? 30;
-  let discovered: Promise<AuthorizationServerMetadata> | undefined;
-  let discoveryFailedAt = -Infinity;
-  function metadata(): Promise<AuthorizationServerMetadata> {
-    // A failed discovery is tried again after 5 s, not on every request.
-    if (discovered === undefined && performance.now() - discoveryFailedAt < 5_000) {
-      return Promise.reject(
-        new AuthorizationServerError({
-          url: config.issuer,
-          message: `the metadata of ${config.issuer} (auth.jwt.issuer) could not be read a moment ago`,
-        }),
-      );
-    }
-    discovered ??= discoverAuthorizationServer(config.issuer).catch((error: unknown) => {
-      discovered = undefined;
-      discoveryFailedAt = performance.now();
-      throw error;
-    });
-    return discovered;
-  }
+  const metadata = metadataReader(config.issuer);
   const jwks = new JwksCache({
     ...options.jwks,
     url: async () => {
@@ -114,35 +97,6 @@ export function createAccessTokenVerifier(
   // Checked tokens, by their hash: a client sends the same token many times.
   const remembered = new LRUCache<string, AuthToken>({ max: 10_000 });
 
-  function callerOf(payload: JWTPayload, kind: CallerIdentity['kind']): AuthToken {
-    const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
-    const subject = typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : clientId;
-    if (subject === undefined)
-      throw new InvalidAccessTokenError('claims', 'the access token names no subject (sub)');
-    const scopes = scopesOf(payload);
-    const audience =
-      typeof payload.aud === 'string'
-        ? [payload.aud]
-        : Array.isArray(payload.aud)
-          ? payload.aud
-          : [];
-    const identity: CallerIdentity = {
-      kind,
-      issuer: config.issuer,
-      subject,
-      audience,
-      scopes,
-      ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp * 1000 } : {}),
-      ...(clientId ? { clientId } : {}),
-    };
-    return {
-      token: '',
-      client: subject,
-      ...(config.scopes ? { allow: grantsOf(config.scopes, scopes) } : {}),
-      identity,
-    };
-  }
-
   async function verifyJwt(token: string): Promise<AuthToken> {
     try {
       const { payload } = await jwtVerify(token, jwks.getKey, {
@@ -152,60 +106,20 @@ export function createAccessTokenVerifier(
         algorithms: ACCEPTED_ALGORITHMS,
         requiredClaims: ['exp'],
       });
-      return callerOf(payload, 'jwt');
+      return callerOf(payload, 'jwt', config);
     } catch (error) {
       throw refusalOf(error);
     }
   }
 
   async function introspect(token: string): Promise<AuthToken> {
-    const settings = config.introspection!;
-    const endpoint = settings.endpoint ?? (await metadata()).introspection_endpoint;
+    const endpoint = config.introspection!.endpoint ?? (await metadata()).introspection_endpoint;
     if (typeof endpoint !== 'string')
       throw new AuthorizationServerError({
         url: config.issuer,
         message: `the metadata of ${config.issuer} names no introspection_endpoint (set auth.jwt.introspection.endpoint)`,
       });
-    let answer: Record<string, unknown>;
-    try {
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          accept: 'application/json',
-          authorization: `Basic ${Buffer.from(
-            `${encodeURIComponent(settings.clientId)}:${encodeURIComponent(settings.clientSecret)}`,
-          ).toString('base64')}`,
-        },
-        body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      answer = (await response.json()) as Record<string, unknown>;
-    } catch (cause) {
-      throw new AuthorizationServerError({
-        url: endpoint,
-        message: `token introspection at ${endpoint} failed: ${(cause as Error).message}`,
-        cause,
-      });
-    }
-    if (answer.active !== true)
-      throw new InvalidAccessTokenError('inactive', 'the access token is not active');
-    const now = Date.now() / 1000;
-    if (answer.iss !== undefined && answer.iss !== config.issuer)
-      throw new InvalidAccessTokenError('issuer', 'the access token is from another issuer');
-    const audience =
-      typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : [];
-    if (!audience.includes(config.audience))
-      throw new InvalidAccessTokenError(
-        'audience',
-        `the access token is not for this gateway (its audience does not name ${config.audience})`,
-      );
-    if (typeof answer.exp === 'number' && answer.exp + skew < now)
-      throw new InvalidAccessTokenError('expired', 'the access token expired');
-    if (typeof answer.nbf === 'number' && answer.nbf - skew > now)
-      throw new InvalidAccessTokenError('not-yet-valid', 'the access token is not valid yet');
-    return callerOf(answer as JWTPayload, 'introspection');
+    return callerOf(await introspectToken(token, endpoint, config), 'introspection', config);
   }
 
   return {
@@ -232,6 +146,59 @@ export function createAccessTokenVerifier(
       if (ttl > 0) remembered.set(key, caller, { ttl });
       return caller;
     },
+  };
+}
+
+/** The caller a checked token stands for: its subject, grants and identity. */
+function callerOf(
+  payload: JWTPayload,
+  kind: CallerIdentity['kind'],
+  config: AuthJwtConfig,
+): AuthToken {
+  const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+  const subject = typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : clientId;
+  if (subject === undefined)
+    throw new InvalidAccessTokenError('claims', 'the access token names no subject (sub)');
+  const scopes = scopesOf(payload);
+  const audience =
+    typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud : [];
+  const identity: CallerIdentity = {
+    kind,
+    issuer: config.issuer,
+    subject,
+    audience,
+    scopes,
+    ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp * 1000 } : {}),
+    ...(clientId ? { clientId } : {}),
+  };
+  return {
+    token: '',
+    client: subject,
+    ...(config.scopes ? { allow: grantsOf(config.scopes, scopes) } : {}),
+    identity,
+  };
+}
+
+/** The issuer's metadata, read once; a failed read is tried again after 5 s, not per request. */
+function metadataReader(issuer: string): () => Promise<AuthorizationServerMetadata> {
+  let discovered: Promise<AuthorizationServerMetadata> | undefined;
+  let discoveryFailedAt = -Infinity;
+  return function metadata(): Promise<AuthorizationServerMetadata> {
+    // A failed discovery is tried again after 5 s, not on every request.
+    if (discovered === undefined && performance.now() - discoveryFailedAt < 5_000) {
+      return Promise.reject(
+        new AuthorizationServerError({
+          url: issuer,
+          message: `the metadata of ${issuer} (auth.jwt.issuer) could not be read a moment ago`,
+        }),
+      );
+    }
+    discovered ??= discoverAuthorizationServer(issuer).catch((error: unknown) => {
+      discovered = undefined;
+      discoveryFailedAt = performance.now();
+      throw error;
+    });
+    return discovered;
   };
 }
 
