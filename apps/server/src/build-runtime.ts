@@ -19,6 +19,7 @@ import { toolwireCacheDir } from './default-config.js';
 import type { Logger } from './logger.js';
 import { mcpCodeMode } from './mcp-code-mode.js';
 import type { Runtime } from './runtime.js';
+import { userTokenStoreFor } from './user-tokens.js';
 
 export const SERVER_VERSION = '0.1.0';
 
@@ -34,6 +35,10 @@ export interface RuntimeBuilderOptions {
   openConnections: () => number;
   /** The pinned tool definitions of a config (`policy.pinning`), kept across reloads. */
   pinsFor: (config: ToolwireConfig) => Promise<ToolPins | undefined>;
+  /** The secret every instance shares (signs per-user OAuth's links and flow). */
+  secret: Buffer;
+  /** The config file (per-user OAuth keeps users' tokens beside it). */
+  configFile: string | undefined;
 }
 
 /**
@@ -125,6 +130,14 @@ export function runtimeBuilder(
       callerTools: mcpCodeMode(config),
       ...(verifier ? { accessTokens: verifier } : {}),
       ...(pins ? { pins } : {}),
+      ...(config.auth?.userTokens
+        ? {
+            userTokens: {
+              secret: options.secret,
+              store: await userTokenStoreFor(config, options.configFile),
+            },
+          }
+        : {}),
     });
     if (config.redis) {
       // Share from the first call: wait for the forwarder's Redis stores (they answer locally

@@ -164,6 +164,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(options.breaker ? { breaker: options.breaker } : {}),
     openConnections: () => openConnections,
     pinsFor: (config) => pins.pinsFor(config),
+    secret,
+    configFile: source.file,
   });
 
   // Set once the port is bound: a busy port is reported before any MCP server is started.

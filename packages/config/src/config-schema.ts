@@ -4,6 +4,7 @@ import {
   passthroughAuthConfigSchema,
   pinningConfigSchema,
   tokenExchangeAuthConfigSchema,
+  userTokensConfigSchema,
 } from './identity-config-schema.js';
 
 // The one definition of `toolwire.config.json`. The TypeScript types below are `Static<>` of these
@@ -64,6 +65,12 @@ export const mcpOAuthConfigSchema = Type.Object(
         pattern: '^https?://',
         description:
           'The redirect URI (default http://127.0.0.1:33418/callback, served on loopback while authorizing).',
+      }),
+    ),
+    perUser: Type.Optional(
+      Type.Boolean({
+        description:
+          "The gateway: each caller (an auth.jwt access token) authorizes this server for themselves, at its own authorization server; tokens are kept per user, encrypted (auth.userTokens). Tool discovery goes without a token (the server's headers).",
       }),
     ),
   },
@@ -351,6 +358,7 @@ export const toolwireConfigSchema = Type.Object(
         {
           tokens: Type.Optional(Type.Array(authTokenConfigSchema)),
           jwt: Type.Optional(authJwtConfigSchema),
+          userTokens: Type.Optional(userTokensConfigSchema),
         },
         { additionalProperties: false },
       ),
@@ -424,6 +432,7 @@ export {
   passthroughAuthConfigSchema,
   pinningConfigSchema,
   tokenExchangeAuthConfigSchema,
+  userTokensConfigSchema,
 };
 export type {
   AuthJwtConfig,

@@ -170,6 +170,28 @@ export const pinningConfigSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+/** `auth.userTokens`: where the tokens of per-user OAuth upstreams are kept, and their key. */
+export const userTokensConfigSchema = Type.Object(
+  {
+    encryptionKey: Type.String({
+      minLength: 16,
+      description:
+        'The secret the tokens are encrypted with (AES-256-GCM; any string of 16 or more characters, e.g. ${TOOLWIRE_TOKEN_KEY}). Every instance of a fleet needs the same one.',
+    }),
+    file: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "Where they are kept (default: toolwire.user-tokens.json beside the config, or in the cache directory; with redis, in Redis). Relative to the config file's directory.",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Tokens of mcpServers.<name>.auth with perUser: one per user and upstream, encrypted at rest.',
+  },
+);
 
 export type AuthJwtConfig = Static<typeof authJwtConfigSchema>;
 export type PinningConfig = Static<typeof pinningConfigSchema>;

@@ -135,7 +135,18 @@ function checkUpstreamAuth(
   }
   if (entry.command !== undefined)
     fail(at, 'applies to remote servers ("url"); a stdio server gets credentials through "env"');
-  if (auth.type === 'oauth') return;
+  if (auth.type === 'oauth') {
+    if (auth.perUser !== true) return;
+    const users = isPlainObject(config.auth) ? config.auth : {};
+    if (!isPlainObject(users.jwt))
+      fail(joinPath(at, 'perUser'), 'needs auth.jwt (the users whose tokens are kept)');
+    if (!isPlainObject(users.userTokens))
+      fail(
+        joinPath(at, 'perUser'),
+        "needs auth.userTokens.encryptionKey (users' tokens are kept encrypted)",
+      );
+    return;
+  }
   // The caller's identity travels per request: over the lean HTTP channel, not legacy SSE.
   if (entry.transport === 'sse' || entry.type === 'sse')
     fail(at, `"${String(auth.type)}" needs a streamable HTTP server (not transport "sse")`);

@@ -20,6 +20,14 @@ import { decodePathSegment, sendHttpError, sendJson } from './http-helpers.js';
 import { createAccessTokenVerifier } from './auth/access-token-verifier.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { createMemoryPinStore } from './pins/pin-store.js';
+import { randomBytes } from 'node:crypto';
+import { serveUserOAuth, USER_OAUTH_PREFIX } from './auth/user-oauth-routes.js';
+import { UserOAuth } from './auth/user-oauth.js';
+import {
+  createMemoryUserTokenStore,
+  UserTokenSealer,
+  type UserTokenStore,
+} from './auth/user-token-store.js';
 import { ToolPins } from './pins/tool-pins.js';
 import { protectedResourceMetadata, protectedResourcePaths } from './auth/protected-resource.js';
 import { GatewayMode } from './gateway-mode.js';
@@ -64,6 +72,13 @@ export interface CreateForwarderOptions extends CallPipelineOptions {
   sessions?: Sessions;
   /** Largest request body accepted, in bytes (default 4 MiB); a larger one is answered 413. */
   maxBodyBytes?: number;
+  /**
+   * Per-user OAuth (`mcpServers.<name>.auth.perUser`): the secret that signs its links and flow
+   * (every instance of a fleet the same) and where users' tokens are kept (sealed with
+   * `auth.userTokens.encryptionKey`; the store is closed with the forwarder). Default: a random
+   * secret and memory.
+   */
+  userTokens?: { secret: Buffer; store: UserTokenStore };
 }
 
 export interface Forwarder {
@@ -128,10 +143,23 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   // Pass the same verifier to the forwarders a reload makes (while auth.jwt is unchanged): its
   // issuer metadata and keys are kept.
   const accessTokens = jwt ? (options.accessTokens ?? createAccessTokenVerifier(jwt)) : undefined;
+  const perUser = Object.values(config.mcpServers ?? {}).some(
+    (server) => server.auth?.type === 'oauth' && server.auth.perUser === true,
+  );
+  const userOAuth =
+    perUser && config.auth?.userTokens
+      ? new UserOAuth({
+          config,
+          secret: options.userTokens?.secret ?? randomBytes(32),
+          store: options.userTokens?.store ?? createMemoryUserTokenStore(),
+          sealer: new UserTokenSealer(config.auth.userTokens.encryptionKey),
+        })
+      : undefined;
   const pipeline = new CallPipeline({
     ...options,
     config,
     metrics,
+    ...(userOAuth ? { userOAuth } : {}),
     ...(pins ? { pins } : {}),
     ...(accessTokens ? { accessTokens } : {}),
   });
@@ -212,6 +240,8 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req.url);
     if (jwt && metadataPaths.has(path)) return serveMetadata(req, res, jwt);
+    if (userOAuth && path.startsWith(USER_OAUTH_PREFIX))
+      return serveUserOAuth(userOAuth, guard, path, req, res);
     const route = routeOf(path);
     if (route === undefined) {
       sendJson(res, 404, { error: `Not found: ${path}` });
@@ -242,7 +272,10 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
 
   return {
     handle,
-    handles: (path) => routeOf(path) !== undefined || metadataPaths.has(path),
+    handles: (path) =>
+      routeOf(path) !== undefined ||
+      metadataPaths.has(path) ||
+      (userOAuth !== undefined && path.startsWith(USER_OAUTH_PREFIX)),
     handleMcp,
     dispatch,
     pipeline,
@@ -297,6 +330,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       await pipeline.close();
       // Pins passed in belong to whoever passed them (a reload keeps them).
       if (ownsPins) await pins!.close();
+      await options.userTokens?.store.close();
     },
   };
 }

@@ -113,3 +113,10 @@ export { createFilePinStore, PinStoreError } from './pins/file-pin-store.js';
 export { descriptionFindings } from './pins/description-findings.js';
 export type { DescriptionFinding } from './pins/description-findings.js';
 export { toolDefinitionHash } from './pins/tool-definition.js';
+export {
+  createFileUserTokenStore,
+  createMemoryUserTokenStore,
+  UserTokenSealer,
+} from './auth/user-token-store.js';
+export type { UserTokens, UserTokenStore } from './auth/user-token-store.js';
+export { URL_ELICITATION_REQUIRED } from './auth/user-oauth.js';

@@ -3,6 +3,7 @@ import type { AuthToken, ToolwireConfig } from '@toolwire/config';
 import { LRUCache } from 'lru-cache';
 import { JsonRpcFault, UPSTREAM_UNAVAILABLE } from '../json-rpc.js';
 import type { AccessTokenVerifier } from './access-token-verifier.js';
+import type { UserOAuth } from './user-oauth.js';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
@@ -15,7 +16,8 @@ const IDENTITY_REFUSED = -32003;
  * caller's own access token, but only when its audience names the upstream too (a token minted
  * for the gateway alone is never replayed elsewhere); `token-exchange` trades it at the
  * authorization server (RFC 8693) for a token whose audience is the upstream, cached per caller
- * token until shortly before it expires. Other upstreams get the gateway's own credentials.
+ * token until shortly before it expires; a per-user `oauth` upstream gets the user's own token
+ * (`UserOAuth`). Other upstreams get the gateway's own credentials.
  */
 export class UpstreamCredentials {
   private readonly exchanged = new LRUCache<string, { value: string; until: number }>({
@@ -26,12 +28,17 @@ export class UpstreamCredentials {
   constructor(
     private readonly config: ToolwireConfig,
     private readonly verifier: AccessTokenVerifier | undefined,
+    private readonly userOAuth?: UserOAuth,
   ) {}
 
   /** Whether calls to `server` carry the caller's identity (and so need a per-call header). */
   carriesIdentity(server: string): boolean {
     const type = this.config.mcpServers?.[server]?.auth?.type;
-    return type === 'passthrough' || type === 'token-exchange';
+    return (
+      type === 'passthrough' ||
+      type === 'token-exchange' ||
+      (this.userOAuth?.isPerUser(server) ?? false)
+    );
   }
 
   /**
@@ -42,6 +49,7 @@ export class UpstreamCredentials {
   async authorization(server: string, token: AuthToken | undefined): Promise<string | undefined> {
     const settings = this.config.mcpServers?.[server];
     const auth = settings?.auth;
+    if (this.userOAuth?.isPerUser(server)) return this.userOAuth.authorization(server, token);
     if (!auth || (auth.type !== 'passthrough' && auth.type !== 'token-exchange')) return undefined;
     const identity = token?.identity;
     if (!token || !identity)

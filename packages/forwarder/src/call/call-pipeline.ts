@@ -31,6 +31,7 @@ import { ToolIndex, type ToolEntry } from './tool-index.js';
 import type { ToolPins } from '../pins/tool-pins.js';
 import type { AccessTokenVerifier } from '../auth/access-token-verifier.js';
 import { UpstreamCredentials } from '../auth/upstream-credentials.js';
+import type { UserOAuth } from '../auth/user-oauth.js';
 import { UpstreamHealthMonitor } from './upstream-health.js';
 
 /** What the call pipeline is made of; `CreateForwarderOptions` extends it. */
@@ -91,6 +92,8 @@ export interface CallPipelineOptions {
    * of upstreams with `auth.type: "token-exchange"`.
    */
   accessTokens?: AccessTokenVerifier;
+  /** Per-user OAuth to the upstreams whose `auth` has `perUser`. */
+  userOAuth?: UserOAuth;
 }
 
 /**
@@ -193,7 +196,7 @@ export class CallPipeline {
       metrics: this.metrics,
       record: (record) => this.recorder.finish(record),
     });
-    this.credentials = new UpstreamCredentials(config, options.accessTokens);
+    this.credentials = new UpstreamCredentials(config, options.accessTokens, options.userOAuth);
     this.executor = new UpstreamExecutor({
       source,
       http: this.channels,

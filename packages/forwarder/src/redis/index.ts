@@ -5,3 +5,4 @@ export { RedisResultCache, RedisBreakerStateStore } from './redis-stores.js';
 export type { RedisStoreOptions } from './redis-stores.js';
 export { createRedisPinStore } from './redis-pin-store.js';
 export type { RedisPinStoreOptions } from './redis-pin-store.js';
+export { createRedisUserTokenStore } from './redis-user-token-store.js';
