@@ -7,7 +7,14 @@ import {
   startAuthorizationServer,
   type AuthorizationServer,
 } from './authorization-server.js';
-import { freePort, modernCall, startGateway, waitFor, type TestGateway } from './helpers.js';
+import {
+  freePort,
+  legacySession,
+  modernCall,
+  startGateway,
+  waitFor,
+  type TestGateway,
+} from './helpers.js';
 
 // The gateway as an OAuth 2.1 resource server (SPEC.md, auth.jwt) in front of a real authorization
 // server (oidc-provider): RFC 9728 metadata, the 401 challenge, and every way an access token can
@@ -153,6 +160,36 @@ describe('auth.jwt: the gateway as a resource server', () => {
     const other = await as.token({ resource: audience, scope: 'web' });
     const none = await modernCall(`${gw.url}/mcp`, 'tools/list', {}, bearer(other));
     expect(none.body.result.tools).toEqual([]);
+  });
+
+  it("keeps a 2025-era session across the subject's refreshed token, not for another subject", async () => {
+    const first = await as.token({ resource: audience, scope: 'tools:all' });
+    const session = await legacySession(`${gw.url}/mcp`, bearer(first));
+    expect(session.sessionId).toBeTypeOf('string');
+    const refreshed = await as.token({ resource: audience, scope: 'tools:all' });
+    expect(refreshed).not.toBe(first);
+    const post = (token: string) =>
+      fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': session.sessionId!,
+          'mcp-protocol-version': '2025-11-25',
+          ...bearer(token),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+    expect((await post(refreshed)).status).toBe(200);
+    const someoneElse = await as.sign({
+      iss: as.issuer,
+      aud: audience,
+      sub: 'mallory',
+      scope: 'tools:all',
+      iat: now(),
+      exp: now() + 60,
+    });
+    expect((await post(someoneElse)).status).toBe(403);
   });
 
   const now = () => Math.floor(Date.now() / 1000);
