@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   fixtureStdioConfig,
   startFixtureHttpServer,
@@ -15,6 +16,8 @@ import { freePort, modernCall, startGateway, type TestGateway } from './helpers.
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) =>
   existsSync(path),
 );
+
+const RESULTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-results');
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -101,6 +104,9 @@ describe.skipIf(!CHROMIUM)(
       const signIn = page.getByTestId('issuer-sign-in');
       await signIn.waitFor();
       expect(await signIn.textContent()).toBe(`Sign in at ${new URL(as.issuer).host}`);
+      // MCP clients sign in by themselves too: the snippets carry no token placeholder.
+      expect(await page.getByTestId('snippet-cursor').textContent()).not.toContain('Authorization');
+      await page.screenshot({ path: join(RESULTS, 'dashboard-sign-in.png') });
       const before = as.authorizations.length;
       await signIn.click();
       // Back on the dashboard, signed in as the user who consented at the issuer.
@@ -132,6 +138,7 @@ describe.skipIf(!CHROMIUM)(
       );
       const row = page.locator('tr[data-pin="web__lookup"][data-status="held"]');
       await row.waitFor();
+      await page.screenshot({ path: join(RESULTS, 'dashboard-pins.png'), fullPage: true });
       const flags = await row.getByTestId('pin-findings').textContent();
       expect(flags).toContain('instructions to the model');
       expect(flags).toContain("names another server's tool");

@@ -15,6 +15,8 @@ let selected: string | null = null;
 let lastSeq = 0;
 let signedIn = false;
 let authRequired = false;
+/** The gateway has auth.jwt: MCP clients sign in at the issuer by themselves (OAuth). */
+let oauthAvailable = false;
 
 function needToken(): void {
   const refused = signedIn || session.token !== '';
@@ -51,6 +53,8 @@ async function offerIssuerSignIn(): Promise<void> {
   const link = $<HTMLAnchorElement>('issuer-sign-in');
   link.textContent = `Sign in at ${new URL(issuer).host}`;
   link.hidden = false;
+  oauthAvailable = true;
+  renderConnect();
 }
 
 function clearData(): void {
@@ -92,7 +96,8 @@ $('sign-out').addEventListener('click', () => {
 function renderConnect(): void {
   const url = `${location.origin}/mcp`;
   $('mcp-url').textContent = url;
-  const auth = authRequired ? 'Bearer <your token>' : null;
+  // With auth.jwt the clients find the issuer from the gateway's 401 and sign in themselves.
+  const auth = authRequired && !oauthAvailable ? 'Bearer <your token>' : null;
   const claude = {
     mcpServers: {
       toolwire: {
