@@ -5,6 +5,7 @@ export {
   namespaceConfigSchema,
   authTokenConfigSchema,
   authJwtConfigSchema,
+  userTokensConfigSchema,
   pinningConfigSchema,
   passthroughAuthConfigSchema,
   tokenExchangeAuthConfigSchema,
