@@ -148,6 +148,33 @@ function createProgram(ctx: CliContext): Command {
       await toolsCallCommand(ctx, config, name, args, json === true);
     });
 
+  tools
+    .command('pins')
+    .description('pinned tool definitions and changes waiting for approval (policy.pinning)')
+    .addHelpText('after', examples(['toolwire tools pins', 'toolwire tools pins --json']))
+    .action(async (_options: unknown, command: Command) => {
+      const { json } = globals(command);
+      const { config, file } = await loadFor(ctx, command);
+      const { toolsPinsCommand } = await import('./commands/pins.js');
+      await toolsPinsCommand(ctx, config, file, json === true);
+    });
+
+  tools
+    .command('approve')
+    .description('approve changed tool definitions: the gateway serves them again')
+    .argument('[names...]', 'namespaced tool names (see `toolwire tools pins`)')
+    .option('--all', 'approve every changed definition')
+    .addHelpText(
+      'after',
+      examples(['toolwire tools approve web__lookup', 'toolwire tools approve --all --json']),
+    )
+    .action(async (names: string[], options: { all?: boolean }, command: Command) => {
+      const { json } = globals(command);
+      const { config, file } = await loadFor(ctx, command);
+      const { toolsApproveCommand } = await import('./commands/pins.js');
+      await toolsApproveCommand(ctx, config, file, names, options, json === true);
+    });
+
   const code = program
     .command('code')
     .description('code mode: the TypeScript API the model sees, and running scripts against it')

@@ -1,15 +1,17 @@
 import { join } from 'node:path';
-import { authTokensOf } from '@toolwire/config';
 import {
   BRIDGED_CLIENT_CAPABILITIES,
+  createAccessTokenVerifier,
   createForwarder,
   isGatewayed,
   isKnownProtocol,
   pathRuleWarnings,
   SUPPORTED_PROTOCOLS,
+  type AccessTokenVerifier,
   type AuditEntry,
   type CircuitBreakerOptions,
   type Sessions,
+  type ToolPins,
 } from '@toolwire/forwarder';
 import type { HttpGuard } from '@toolwire/forwarder/http';
 import { createRegistry, type Registry, type ToolwireConfig } from '@toolwire/mcp/node';
@@ -19,6 +21,7 @@ import { toolwireCacheDir } from './default-config.js';
 import type { Logger } from './logger.js';
 import { mcpCodeMode } from './mcp-code-mode.js';
 import type { Runtime } from './runtime.js';
+import { userTokenStoreFor } from './user-tokens.js';
 
 export const SERVER_VERSION = '0.1.0';
 
@@ -34,6 +37,12 @@ export interface RuntimeBuilderOptions {
   breaker?: CircuitBreakerOptions;
   /** Open TCP connections to the gateway (a gauge). */
   openConnections: () => number;
+  /** The pinned tool definitions of a config (`policy.pinning`), kept across reloads. */
+  pinsFor: (config: ToolwireConfig) => Promise<ToolPins | undefined>;
+  /** The secret every instance shares (signs per-user OAuth's links and flow). */
+  secret: Buffer;
+  /** The config file (per-user OAuth keeps users' tokens beside it). */
+  configFile: string | undefined;
 }
 
 /**
@@ -59,6 +68,27 @@ export function runtimeBuilder(
         known: SUPPORTED_PROTOCOLS,
       });
     }
+  }
+
+  // The checker of auth.jwt access tokens outlives reloads that leave auth.jwt as it was: its
+  // issuer metadata and keys are fetched once, not once per reload.
+  let accessTokens: { key: string; verifier: AccessTokenVerifier } | undefined;
+  function accessTokenVerifier(config: ToolwireConfig): AccessTokenVerifier | undefined {
+    const jwt = config.auth?.jwt;
+    if (!jwt) return (accessTokens = undefined);
+    const key = JSON.stringify(jwt);
+    if (accessTokens?.key !== key) {
+      accessTokens = {
+        key,
+        verifier: createAccessTokenVerifier(jwt, {
+          jwks: {
+            onFetch: ({ url, reason, kids }) =>
+              logger.info("fetched the issuer's signing keys", { url, reason, kids }),
+          },
+        }),
+      };
+    }
+    return accessTokens.verifier;
   }
 
   async function startRegistry(config: ToolwireConfig): Promise<Registry> {
@@ -101,6 +131,8 @@ export function runtimeBuilder(
       previous && previous.registryKey === registryKey
         ? previous.registry
         : await startRegistry(config);
+    const verifier = accessTokenVerifier(config);
+    const pins = await options.pinsFor(config);
     const forwarder = createForwarder({
       // The registry is the forwarder's ToolSource. With `redis` in the config the forwarder itself
       // shares rate limits, cached results and circuit-breaker state through Redis.
@@ -117,6 +149,16 @@ export function runtimeBuilder(
       ...(options.breaker ? { breaker: options.breaker } : {}),
       // `execute_code` on /mcp when code mode is on (loaded on first use).
       callerTools: mcpCodeMode(config),
+      ...(verifier ? { accessTokens: verifier } : {}),
+      ...(pins ? { pins } : {}),
+      ...(config.auth?.userTokens
+        ? {
+            userTokens: {
+              secret: options.secret,
+              store: await userTokenStoreFor(config, options.configFile),
+            },
+          }
+        : {}),
     });
     if (config.redis) {
       // Share from the first call: wait for the forwarder's Redis stores (they answer locally
@@ -150,8 +192,6 @@ export function runtimeBuilder(
       config,
       registry,
       forwarder,
-      // With their default client names ("token-<n>"), as the forwarder names them.
-      tokens: new Map(authTokensOf(config).map((token) => [token.token, token])),
       active: new Set(),
       registryKey,
     };

@@ -7,6 +7,7 @@ import type { SharedState } from './shared-state.js';
 import { loadCodeMode, sandboxRefusal } from './code-mode-loader.js';
 import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
 import { requireGrant } from './grants.js';
+import { handlePinsApi } from './pins-api.js';
 import type { Runtime } from './runtime.js';
 
 export interface DashboardApiContext {
@@ -73,7 +74,9 @@ export async function handleDashboardApi(
         version: '0.1.0',
         uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
         client: token?.client ?? null,
-        auth: runtime.tokens.size > 0,
+        auth: runtime.forwarder.auth.required,
+        // Granted "*": sees the tool pins panel and may approve.
+        admin: pipeline.policy.grantsEverything(token),
         redis: ctx.shared.kind === 'redis',
         codeMode: resolveCodeModeSettings(runtime.config.codeMode, runtime.config.chat?.model)
           .enabled,
@@ -170,5 +173,7 @@ export async function handleDashboardApi(
     sendJson(res, 200, result);
     return;
   }
+  if (path === '/api/pins' || path.startsWith('/api/pins/'))
+    return handlePinsApi(runtime, token, path, req, res, ctx.maxBody);
   throw new HttpError(404, `Not found: ${path}`);
 }

@@ -6,7 +6,6 @@ import type { ServerResponse } from 'node:http';
 export {
   HttpError,
   LOOPBACK_HOSTS,
-  authenticate,
   createHttpGuard,
   createHttpListener,
   readJson,

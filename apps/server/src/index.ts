@@ -12,3 +12,4 @@ export { SessionCodec } from '@toolwire/forwarder';
 export type { SessionClaims } from '@toolwire/forwarder';
 export { parseServerArgs, runServerCli } from './server-cli.js';
 export type { ServerArgs } from './server-cli.js';
+export { approvePins, readPins, pinsFileOf, PINS_FILE } from './tool-pins.js';

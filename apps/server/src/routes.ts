@@ -3,9 +3,10 @@ import type { AuthToken } from '@toolwire/forwarder';
 import type { CallLog } from './call-log.js';
 import { handleChatCompletions, handleModels } from './chat-completions.js';
 import { serveDashboardAsset } from './dashboard-assets.js';
+import { createDashboardSignIn } from './dashboard-sign-in.js';
 import { handleDashboardApi, visibleServers } from './dashboard-api.js';
 import { requireGrant, type Grant } from './grants.js';
-import { authenticate, HttpError, sendJson, type HttpGuard } from './http-util.js';
+import { HttpError, sendJson, type HttpGuard } from './http-util.js';
 import type { Logger } from './logger.js';
 import { readiness } from './readiness.js';
 import { handleResponses } from './responses-endpoint.js';
@@ -21,6 +22,8 @@ export interface RouterOptions {
   startedAt: number;
   /** Where shutdown is: draining (not ready, still serving) or shutting down (refusing). */
   phase: () => 'serving' | 'draining' | 'shutting-down';
+  /** The secret every instance shares (signs the dashboard sign-in's state). */
+  secret: Buffer;
 }
 
 /** One request as the routes see it. */
@@ -62,6 +65,7 @@ export function createRouter(
   options: RouterOptions,
 ): (runtime: Runtime, req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const context = { shared: options.shared, logger: options.logger, maxBody: options.maxBody };
+  const signIn = createDashboardSignIn({ secret: options.secret, logger: options.logger });
   const routes: Route[] = [
     {
       path: '/healthz',
@@ -86,6 +90,13 @@ export function createRouter(
       access: 'guarded',
       pageShell: true,
       handle: ({ req, res, path }) => serveDashboardAsset(path, req, res),
+    },
+    {
+      // Dashboard sign-in at the auth.jwt issuer (a browser's navigations, no token yet).
+      path: '/auth/',
+      methods: ['GET'],
+      access: 'guarded',
+      handle: ({ runtime, path, req, res }) => signIn.handle(runtime, path, req, res),
     },
     {
       path: '/v1/chat/completions',
@@ -126,13 +137,13 @@ export function createRouter(
   ];
 
   /** Readiness for a load balancer (no token: the status word) or a client (its scope's details). */
-  function readyz({ runtime, req, res }: RouteRequest): void {
+  async function readyz({ runtime, req, res }: RouteRequest): Promise<void> {
     // Not ready while draining, for everyone alike (before authentication).
     if (options.phase() === 'draining') return sendJson(res, 503, { status: 'draining' });
     const { status, code } = readiness(runtime);
     if (anonymous(runtime, req)) return sendJson(res, code, { status });
     options.guard.check(req);
-    const token = authenticate(req, runtime.tokens);
+    const token = await runtime.forwarder.auth.authenticate(req);
     sendJson(res, code, {
       status,
       tools: runtime.forwarder.pipeline.visibleTools(token).tools.length,
@@ -156,13 +167,14 @@ export function createRouter(
     }
     if (found === undefined) {
       options.guard.check(req);
-      authenticate(req, runtime.tokens);
+      await runtime.forwarder.auth.authenticate(req);
       sendJson(res, 404, { error: { message: `Not found: ${path}` } });
       return;
     }
     if (found.access === 'guarded' || found.access === 'token')
       options.guard.check(req, { pageShell: found.pageShell === true && path === '/' });
-    const token = found.access === 'token' ? authenticate(req, runtime.tokens) : undefined;
+    const token =
+      found.access === 'token' ? await runtime.forwarder.auth.authenticate(req) : undefined;
     if (found.methods && !found.methods.includes(method)) {
       throw new HttpError(405, `Use ${found.methods.join(' or ')}`, -32600, {
         allow: found.methods.join(', '),
@@ -183,5 +195,5 @@ function matches(route: Route, path: string, runtime: Runtime): boolean {
  * gets the status word alone, and nothing else is readable without a token.
  */
 function anonymous(runtime: Runtime, req: IncomingMessage): boolean {
-  return runtime.tokens.size > 0 && req.headers.authorization === undefined;
+  return runtime.forwarder.auth.required && req.headers.authorization === undefined;
 }

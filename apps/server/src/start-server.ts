@@ -22,6 +22,7 @@ import { toolListing } from './readiness.js';
 import { createRouter } from './routes.js';
 import type { Runtime } from './runtime.js';
 import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
+import { pinsKeeper } from './tool-pins.js';
 
 export { SERVER_VERSION } from './build-runtime.js';
 export { DEFAULT_CONFIG_FILE } from './config-source.js';
@@ -140,11 +141,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ? createRedisState(initialConfig.redis, logger)
     : createMemoryState();
   let sessions: Sessions;
+  let secret: Buffer;
   try {
     // One set of sessions for every forwarder a reload swaps in, signed with the secret every
     // instance shares: a session works on any instance and its streams outlive reloads.
+    secret = await shared.sessionSecret();
     sessions = new Sessions({
-      secret: await shared.sessionSecret(),
+      secret,
       // Ended sessions and cancellations go through the shared state (Redis for a fleet).
       store: shared,
       onStream: markLongLived,
@@ -168,6 +171,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     auditLogger.info('tool call', { ...fields, event: 'tool_call' });
   };
 
+  const pins = pinsKeeper(logger, source.file);
   const buildRuntime = runtimeBuilder({
     logger,
     audit,
@@ -180,6 +184,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       ? { clientRequestTimeoutMs: options.clientRequestTimeoutMs }
       : {}),
     openConnections: () => listener.openConnections(),
+    pinsFor: (config) => pins.pinsFor(config),
+    secret,
+    configFile: source.file,
   });
 
   // Set once the port is bound: a busy port is reported before any MCP server is started.
@@ -284,6 +291,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     logger,
     maxBody,
     startedAt,
+    secret,
     phase: () => (shuttingDown ? 'shutting-down' : draining ? 'draining' : 'serving'),
   });
 
@@ -336,6 +344,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   } catch (error) {
     await new Promise<void>((r) => server.close(() => r()));
     sessions.close();
+    await pins.close();
     await shared.close();
     throw error;
   }
@@ -428,6 +437,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await runtime.forwarder.close();
       await closed;
       await runtime.registry.close();
+      await pins.close();
       await shared.close();
       logger.info('stopped');
     })();

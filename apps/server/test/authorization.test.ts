@@ -9,7 +9,9 @@ import {
   type FixtureHttpServer,
 } from '@toolwire/testing/mcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAuthorizationServer, type AuthorizationServer } from './authorization-server.js';
 import {
+  freePort,
   legacySession,
   modernCall,
   startGateway,
@@ -19,10 +21,12 @@ import {
 
 // Every MCP method the gateway serves, through the aggregated route and each passthrough route
 // (stdio upstreams are served by the forwarder's dispatch, HTTP upstreams by the relay), in both
-// protocol revisions, with an admin, a limited and a no-grant token: a token that is not granted
-// a tool, prompt or upstream's resources neither lists it nor reaches it, and is answered exactly
-// as for one that does not exist; an upstream it reaches nothing of is one that does not exist
-// (SPEC.md, Configuration file: the policy detail goes to the audit log, not to the client).
+// protocol revisions, with an admin, a limited and a no-grant caller, each both as a static token
+// (auth.tokens) and as an access token from a real authorization server whose scopes grant the
+// same (auth.jwt.scopes): a caller that is not granted a tool, prompt or upstream's resources
+// neither lists it nor reaches it, and is answered exactly as for one that does not exist; an
+// upstream it reaches nothing of is one that does not exist (SPEC.md, Configuration file: the
+// policy detail goes to the audit log, not to the client).
 
 const memoryBin = fileURLToPath(
   new URL('../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url),
@@ -38,6 +42,14 @@ const TOKENS = {
   none: { token: 'authz-none-0123456789', client: 'none', allow: [] as string[] },
 };
 type Who = keyof typeof TOKENS;
+type Kind = 'static' | 'jwt';
+
+/** The auth.jwt scopes that grant what each static token's `allow` grants. */
+const JWT_SCOPES = {
+  'authz:admin': TOKENS.admin.allow,
+  'authz:limited': TOKENS.limited.allow,
+  'authz:none': TOKENS.none.allow,
+};
 
 /** What each token is granted, by kind and upstream (the allow lists above, spelled out). */
 function granted(who: Who, kind: 'tool' | 'prompt' | 'resources', server: string, name = '') {
@@ -53,8 +65,23 @@ interface Rpc {
   request(method: string, params?: Record<string, unknown>): Promise<RpcAnswer>;
 }
 
-async function open(url: string, who: Who, revision: Rpc['revision']): Promise<Rpc> {
-  const headers = { authorization: `Bearer ${TOKENS[who].token}` };
+/** Each caller's bearer token: static ones from the config, access tokens from the issuer. */
+const bearers: Record<Kind, Record<Who, string>> = {
+  static: {
+    admin: TOKENS.admin.token,
+    limited: TOKENS.limited.token,
+    none: TOKENS.none.token,
+  },
+  jwt: { admin: '', limited: '', none: '' },
+};
+
+async function open(
+  url: string,
+  who: Who,
+  revision: Rpc['revision'],
+  kind: Kind = 'static',
+): Promise<Rpc> {
+  const headers = { authorization: `Bearer ${bearers[kind][who]}` };
   if (revision === 'modern') {
     return { revision, request: (method, params) => modernCall(url, method, params, headers) };
   }
@@ -94,27 +121,40 @@ function expectAnswered(answer: RpcAnswer, what: string): any {
 describe('startServer authorization over every MCP method', () => {
   let gw: TestGateway;
   let web: FixtureHttpServer;
+  let as: AuthorizationServer;
 
   beforeAll(async () => {
     web = await startFixtureHttpServer({ name: 'web', tools: ['echo'], catalog: true });
-    gw = await startGateway({
-      mcpServers: {
-        memory: {
-          command: process.execPath,
-          args: [memoryBin],
-          env: {
-            MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'authz-')), 'memory.jsonl'),
+    as = await startAuthorizationServer({ scopes: Object.keys(JWT_SCOPES) });
+    const port = await freePort();
+    const audience = `http://127.0.0.1:${port}/mcp`;
+    for (const who of Object.keys(TOKENS) as Who[])
+      bearers.jwt[who] = await as.token({ resource: audience, scope: `authz:${who}` });
+    gw = await startGateway(
+      {
+        mcpServers: {
+          memory: {
+            command: process.execPath,
+            args: [memoryBin],
+            env: {
+              MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'authz-')), 'memory.jsonl'),
+            },
           },
+          fx: fixtureStdioConfig({ name: 'fx', tools: ['echo'], catalog: true }),
+          web: { url: web.url },
         },
-        fx: fixtureStdioConfig({ name: 'fx', tools: ['echo'], catalog: true }),
-        web: { url: web.url },
+        auth: {
+          tokens: Object.values(TOKENS),
+          jwt: { issuer: as.issuer, audience, scopes: JWT_SCOPES },
+        },
       },
-      auth: { tokens: Object.values(TOKENS) },
-    });
+      { port },
+    );
   });
   afterAll(async () => {
     await gw?.close();
     await web?.close();
+    await as?.close();
   });
 
   /** The upstream a listed name or URI belongs to (aggregated names carry it as a prefix). */
@@ -129,16 +169,18 @@ describe('startServer authorization over every MCP method', () => {
   const routes: Array<string | undefined> = [undefined, 'memory', 'fx', 'web'];
   const cases = routes.flatMap((route) =>
     (['legacy', 'modern'] as const).flatMap((revision) =>
-      (['admin', 'limited', 'none'] as const).map((who) => ({ route, revision, who })),
+      (['admin', 'limited', 'none'] as const).flatMap((who) =>
+        (['static', 'jwt'] as const).map((kind) => ({ route, revision, who, kind })),
+      ),
     ),
   );
 
-  it.each(cases)('$route $revision $who: lists and calls follow the grants', async (c) => {
-    const { route, revision, who } = c;
+  it.each(cases)('$route $revision $who ($kind): lists and calls follow the grants', async (c) => {
+    const { route, revision, who, kind } = c;
     const url = `${gw.url}${route === undefined ? '/mcp' : `/servers/${route}/mcp`}`;
     if (route !== undefined && who === 'none') {
       // No grant of this upstream at all: its route is one of an upstream that does not exist.
-      const bearer = { authorization: `Bearer ${TOKENS[who].token}` };
+      const bearer = { authorization: `Bearer ${bearers[kind][who]}` };
       const ask = (at: string) =>
         revision === 'modern'
           ? modernCall(at, 'tools/list', {}, bearer)
@@ -150,11 +192,11 @@ describe('startServer authorization over every MCP method', () => {
       );
       return;
     }
-    const rpc = await open(url, who, revision);
+    const rpc = await open(url, who, revision, kind);
     const here = (server: string) => route === undefined || route === server;
     const name = (server: string, item: string) =>
       route === undefined ? `${server}__${item}` : item;
-    const at = `${url} ${revision} ${who}`;
+    const at = `${url} ${revision} ${who} (${kind})`;
 
     // tools
     const tools = expectAnswered(await rpc.request('tools/list'), `${at} tools/list`).tools;
@@ -329,4 +371,69 @@ describe('startServer authorization over every MCP method', () => {
       else expectAnswered(logging, `${at} logging`);
     }
   });
+
+  /**
+   * Everything a caller sees through `url`: every list and every read or call, granted or not,
+   * with what only names the caller (the rule, the client's name) and request ids made the same.
+   */
+  async function transcript(url: string, who: Who, revision: Rpc['revision'], kind: Kind) {
+    const rpc = await open(url, who, revision, kind);
+    const steps: Array<[string, Record<string, unknown>]> = [
+      ['tools/list', {}],
+      ['resources/list', {}],
+      ['resources/templates/list', {}],
+      ['prompts/list', {}],
+    ];
+    const aggregated = url.endsWith('/mcp') && !url.includes('/servers/');
+    for (const [server, tool] of [
+      ['memory', 'read_graph'],
+      ['fx', 'echo'],
+      ['web', 'echo'],
+    ]) {
+      const name = aggregated ? `${server}__${tool}` : tool;
+      steps.push(['tools/call', { name, arguments: tool === 'echo' ? { text: 'hi' } : {} }]);
+    }
+    for (const uri of ['fixture://fx/secret', 'fixture://web/secret', 'fixture://web/items/7'])
+      steps.push(['resources/read', { uri }]);
+    for (const server of ['fx', 'web']) {
+      const name = aggregated ? `${server}__greet` : 'greet';
+      steps.push(['prompts/get', { name, arguments: { name: 'x' } }]);
+      steps.push([
+        'completion/complete',
+        { ref: { type: 'ref/prompt', name }, argument: { name: 'name', value: 'a' } },
+      ]);
+    }
+    const seen: unknown[] = [];
+    for (const [method, params] of steps) {
+      const answer = await rpc.request(method, params);
+      const text = JSON.stringify({ status: answer.status, body: answer.body })
+        .replaceAll(`"id":${answer.body?.id}`, '"id":0')
+        .replaceAll('auth.tokens.allow', '<rule>')
+        .replaceAll('auth.jwt.scopes', '<rule>')
+        .replaceAll('is not allowed for client \\"limited\\"', 'is not granted')
+        .replaceAll(
+          `is not granted to \\"${as.machine.clientId}\\" by its scopes`,
+          'is not granted',
+        );
+      seen.push([method, JSON.parse(text)]);
+    }
+    return seen;
+  }
+
+  it.each(
+    routes.flatMap((route) =>
+      (['legacy', 'modern'] as const).map((revision) => ({ route, revision })),
+    ),
+  )(
+    '$route $revision: a limited access token and a limited static token see exactly the same',
+    async ({ route, revision }) => {
+      const url = `${gw.url}${route === undefined ? '/mcp' : `/servers/${route}/mcp`}`;
+      const byStatic = await transcript(url, 'limited', revision, 'static');
+      const byJwt = await transcript(url, 'limited', revision, 'jwt');
+      expect(byJwt).toEqual(byStatic);
+      // The transcript is not trivially equal: it has answers and refusals.
+      expect(JSON.stringify(byStatic)).toContain('<rule>');
+      expect(JSON.stringify(byStatic)).toContain('"result"');
+    },
+  );
 });

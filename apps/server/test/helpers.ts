@@ -19,10 +19,10 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** A gateway on a free port with its JSON logs captured. */
+/** A gateway on a free port (or `options.port`) with its JSON logs captured. */
 export async function startGateway(
   config: ToolwireConfig,
-  options: Omit<StartServerOptions, 'config' | 'port' | 'logStream'> = {},
+  options: Omit<StartServerOptions, 'config' | 'logStream'> = {},
 ): Promise<TestGateway> {
   const logs: Array<Record<string, unknown>> = [];
   const stream = new PassThrough();

@@ -1,4 +1,11 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import {
+  authJwtConfigSchema,
+  passthroughAuthConfigSchema,
+  pinningConfigSchema,
+  tokenExchangeAuthConfigSchema,
+  userTokensConfigSchema,
+} from './identity-config-schema.js';
 
 // The one definition of `toolwire.config.json`. The TypeScript types below are `Static<>` of these
 // schemas and `config.schema.json` is generated from `toolwireConfigSchema` at build time
@@ -60,11 +67,26 @@ export const mcpOAuthConfigSchema = Type.Object(
           'The redirect URI (default http://127.0.0.1:33418/callback, served on loopback while authorizing).',
       }),
     ),
+    perUser: Type.Optional(
+      Type.Boolean({
+        description:
+          "The gateway: each caller (an auth.jwt access token) authorizes this server for themselves, at its own authorization server; tokens are kept per user, encrypted (auth.userTokens). Tool discovery goes without a token (the server's headers).",
+      }),
+    ),
   },
   {
     additionalProperties: false,
     description:
       'OAuth 2.1 (authorization code + PKCE) for a remote server: discovery, dynamic client registration when there is no clientId, token storage and refresh.',
+  },
+);
+
+/** `mcpServers.<name>.auth`: how the gateway authenticates to a remote server. */
+const upstreamAuthConfigSchema = Type.Union(
+  [mcpOAuthConfigSchema, passthroughAuthConfigSchema, tokenExchangeAuthConfigSchema],
+  {
+    description:
+      "oauth: the gateway's own OAuth client; passthrough: the caller's token (when its audience allows); token-exchange: a token exchanged for the caller (RFC 8693).",
   },
 );
 
@@ -137,8 +159,11 @@ export const mcpServerConfigSchema = Type.Object(
         description: 'Hide these tools (original names, globs).',
       }),
     ),
-    /** OAuth 2.1 for a remote server (`url`): tokens are obtained, stored and refreshed by the registry. */
-    auth: Type.Optional(mcpOAuthConfigSchema),
+    /**
+     * How the gateway authenticates to a remote server (`url`): its own OAuth 2.1 client (`oauth`),
+     * the caller's token (`passthrough`) or a token exchanged for the caller (`token-exchange`).
+     */
+    auth: Type.Optional(upstreamAuthConfigSchema),
     gateway: Type.Optional(
       Type.Boolean({
         description:
@@ -382,13 +407,18 @@ export const toolwireConfigSchema = Type.Object(
           ),
           timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
           limits: Type.Optional(callerLimitsConfigSchema),
+          pinning: Type.Optional(pinningConfigSchema),
         },
         { additionalProperties: false },
       ),
     ),
     auth: Type.Optional(
       Type.Object(
-        { tokens: Type.Optional(Type.Array(authTokenConfigSchema)) },
+        {
+          tokens: Type.Optional(Type.Array(authTokenConfigSchema)),
+          jwt: Type.Optional(authJwtConfigSchema),
+          userTokens: Type.Optional(userTokensConfigSchema),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -442,6 +472,8 @@ export type McpOAuthConfig = Static<typeof mcpOAuthConfigSchema>;
 export type NamespaceConfig = Static<typeof namespaceConfigSchema>;
 export type AuthTokenConfig = Static<typeof authTokenConfigSchema>;
 export type CallerLimitsConfig = Static<typeof callerLimitsConfigSchema>;
+/** `mcpServers.<name>.auth`: `oauth`, `passthrough` or `token-exchange`. */
+export type UpstreamAuthConfig = Static<typeof upstreamAuthConfigSchema>;
 export type PathRuleConfig = Static<typeof pathRuleConfigSchema>;
 export type CodeModeConfig = Static<typeof codeModeConfigSchema>;
 export type NativeToolName = NonNullable<ToolwireConfig['nativeTools']>[number];
@@ -455,3 +487,15 @@ export function configJsonSchemaDocument(): Record<string, unknown> {
     ...(JSON.parse(JSON.stringify(toolwireConfigSchema)) as Record<string, unknown>),
   };
 }
+export {
+  authJwtConfigSchema,
+  passthroughAuthConfigSchema,
+  pinningConfigSchema,
+  tokenExchangeAuthConfigSchema,
+  userTokensConfigSchema,
+};
+export type {
+  AuthJwtConfig,
+  PinningConfig,
+  TokenExchangeAuthConfig,
+} from './identity-config-schema.js';

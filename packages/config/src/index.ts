@@ -5,6 +5,11 @@ export {
   namespaceConfigSchema,
   authTokenConfigSchema,
   callerLimitsConfigSchema,
+  authJwtConfigSchema,
+  userTokensConfigSchema,
+  pinningConfigSchema,
+  passthroughAuthConfigSchema,
+  tokenExchangeAuthConfigSchema,
   pathRuleConfigSchema,
   codeModeConfigSchema,
   configJsonSchemaDocument,
@@ -16,6 +21,10 @@ export type {
   NamespaceConfig,
   AuthTokenConfig,
   CallerLimitsConfig,
+  AuthJwtConfig,
+  PinningConfig,
+  UpstreamAuthConfig,
+  TokenExchangeAuthConfig,
   PathRuleConfig,
   CodeModeConfig,
   NativeToolName,
@@ -31,7 +40,7 @@ export {
   transportOf,
   isServerEnabled,
 } from './validate-config.js';
-export type { AuthToken } from './validate-config.js';
+export type { AuthToken, CallerIdentity } from './validate-config.js';
 export { ConfigError } from './config-error.js';
 export { expandEnv, joinPath } from './expand-env.js';
 export type { UnsetVariable } from './expand-env.js';

@@ -7,6 +7,9 @@ import {
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import {
   configJsonSchemaDocument,
+  mcpOAuthConfigSchema,
+  passthroughAuthConfigSchema,
+  tokenExchangeAuthConfigSchema,
   type AuthTokenConfig,
   type McpServerConfig,
   type ToolwireConfig,
@@ -71,6 +74,85 @@ export function validateConfig(value: unknown, source?: string): ToolwireConfig 
 /** An `auth.tokens` entry with its client name filled in (`token-<n>` when the entry has none). */
 export interface AuthToken extends AuthTokenConfig {
   client: string;
+  /**
+   * Set for a caller authenticated by an access token of `auth.jwt` (its `client` is the token's
+   * subject and its `allow` the union of its scopes' grants); absent for `auth.tokens` entries.
+   */
+  identity?: CallerIdentity;
+}
+
+/** Who an access token of `auth.jwt` was issued to, as the gateway checked it. */
+export interface CallerIdentity {
+  kind: 'jwt' | 'introspection';
+  issuer: string;
+  subject: string;
+  /** Every audience the token names (the gateway's among them). */
+  audience: string[];
+  scopes: string[];
+  /** When the token expires (ms since the epoch). */
+  expiresAt?: number;
+  /** The OAuth client the token was issued to (`client_id`), when it says. */
+  clientId?: string;
+}
+
+/** The branch schemas of `mcpServers.<name>.auth`, by `type`. */
+const UPSTREAM_AUTH_SCHEMAS: Record<string, JsonSchema> = {
+  oauth: mcpOAuthConfigSchema as unknown as JsonSchema,
+  passthrough: passthroughAuthConfigSchema as unknown as JsonSchema,
+  'token-exchange': tokenExchangeAuthConfigSchema as unknown as JsonSchema,
+};
+
+/**
+ * `mcpServers.<name>.auth` checked against the branch its `type` names, so that an error names
+ * the key at fault instead of every branch of the union.
+ */
+function checkUpstreamAuth(
+  config: Record<string, unknown>,
+  entry: Record<string, unknown>,
+  path: string,
+  label: string | undefined,
+): void {
+  const auth = entry.auth;
+  if (!isPlainObject(auth)) return;
+  const at = joinPath(path, 'auth');
+  const fail = (where: string, problem: string): never => {
+    throw new ConfigError({ path: where, problem, ...(label ? { source: label } : {}) });
+  };
+  const schema = typeof auth.type === 'string' ? UPSTREAM_AUTH_SCHEMAS[auth.type] : undefined;
+  if (!schema)
+    fail(joinPath(at, 'type'), `must be one of ${Object.keys(UPSTREAM_AUTH_SCHEMAS).join(', ')}`);
+  const result = validateAgainstSchema(JSON.parse(JSON.stringify(schema)) as JsonSchema, auth);
+  if (!result.success) {
+    const issue = pickIssue(result.issues);
+    const where = `${at}${issue.pointer === '' ? '' : pointerToPath(issue.pointer).replace(/^(?!\[)/, '.')}`;
+    if (issue.message === 'is not an allowed property') {
+      const key = where.split(/[.[]/).pop() ?? '';
+      const allowed = Object.keys((schema as { properties?: object }).properties ?? {});
+      const near = nearestNames(key, allowed);
+      fail(where, `unknown key${near.length > 0 ? ` (did you mean "${near[0]}"?)` : ''}`);
+    }
+    fail(where, issue.message);
+  }
+  if (entry.command !== undefined)
+    fail(at, 'applies to remote servers ("url"); a stdio server gets credentials through "env"');
+  if (auth.type === 'oauth') {
+    if (auth.perUser !== true) return;
+    const users = isPlainObject(config.auth) ? config.auth : {};
+    if (!isPlainObject(users.jwt))
+      fail(joinPath(at, 'perUser'), 'needs auth.jwt (the users whose tokens are kept)');
+    if (!isPlainObject(users.userTokens))
+      fail(
+        joinPath(at, 'perUser'),
+        "needs auth.userTokens.encryptionKey (users' tokens are kept encrypted)",
+      );
+    return;
+  }
+  // The caller's identity travels per request: over the lean HTTP channel, not legacy SSE.
+  if (entry.transport === 'sse' || entry.type === 'sse')
+    fail(at, `"${String(auth.type)}" needs a streamable HTTP server (not transport "sse")`);
+  const jwt = isPlainObject(config.auth) ? config.auth.jwt : undefined;
+  if (!isPlainObject(jwt))
+    fail(at, `"${String(auth.type)}" needs auth.jwt (the callers' access tokens)`);
 }
 
 /** The `auth.tokens` of a config, each with a client name; empty without `auth`. */
@@ -135,6 +217,7 @@ function checkSemantics(config: Record<string, unknown>, label: string | undefin
         ...(label ? { source: label } : {}),
       });
     }
+    checkUpstreamAuth(config, entry, path, label);
     if (
       isPlainObject(entry.auth) &&
       entry.auth.clientSecret !== undefined &&

@@ -18,8 +18,21 @@ import {
   type AllowedOrigins,
   type HttpGuard,
 } from './http-guard.js';
-import { authenticate, decodePathSegment, sendHttpError, sendJson } from './http-helpers.js';
+import { decodePathSegment, sendHttpError, sendJson } from './http-helpers.js';
 import { createHttpListener, type HttpListenerOptions } from './http-listener.js';
+import { createAccessTokenVerifier } from './auth/access-token-verifier.js';
+import { createAuthenticator, type Authenticator } from './auth/authenticator.js';
+import { createMemoryPinStore } from './pins/pin-store.js';
+import { randomBytes } from 'node:crypto';
+import { serveUserOAuth, USER_OAUTH_PREFIX } from './auth/user-oauth-routes.js';
+import { UserOAuth } from './auth/user-oauth.js';
+import {
+  createMemoryUserTokenStore,
+  UserTokenSealer,
+  type UserTokenStore,
+} from './auth/user-token-store.js';
+import { ToolPins } from './pins/tool-pins.js';
+import { protectedResourceMetadata, protectedResourcePaths } from './auth/protected-resource.js';
 import { GatewayMode } from './gateway-mode.js';
 import { createMethodDispatch, type DispatchContext } from './method-dispatch.js';
 import { filterMetrics, ForwarderMetrics } from './metrics.js';
@@ -70,6 +83,13 @@ export interface CreateForwarderOptions extends CallPipelineOptions {
    * error and the client `notifications/cancelled`.
    */
   clientRequestTimeoutMs?: number;
+  /**
+   * Per-user OAuth (`mcpServers.<name>.auth.perUser`): the secret that signs its links and flow
+   * (every instance of a fleet the same) and where users' tokens are kept (sealed with
+   * `auth.userTokens.encryptionKey`; the store is closed with the forwarder). Default: a random
+   * secret and memory.
+   */
+  userTokens?: { secret: Buffer; store: UserTokenStore };
 }
 
 export interface Forwarder {
@@ -101,6 +121,8 @@ export interface Forwarder {
    */
   servers(): SourceServer[];
   readonly pipeline: CallPipeline;
+  /** Who is calling: `auth.tokens`, and `auth.jwt` access tokens. */
+  readonly auth: Authenticator;
   /**
    * Resolves once the stores are connected (with `redis`: calls before that are limited and
    * cached per instance); rejects with the connection error after `timeoutMs` (default 5 s).
@@ -121,9 +143,44 @@ const MAX_BODY = 4 * 1024 * 1024;
 export function createForwarder(options: CreateForwarderOptions): Forwarder {
   const config = validateConfig(options.config ?? {});
   const metrics = new ForwarderMetrics();
-  const pipeline = new CallPipeline({ ...options, config, metrics });
+  const pinning = config.policy?.pinning?.mode ?? 'warn';
+  const ownsPins = options.pins === undefined && pinning !== 'off';
+  const pins =
+    options.pins ??
+    (pinning === 'off'
+      ? undefined
+      : new ToolPins({ mode: pinning, store: createMemoryPinStore() }));
+  const jwt = config.auth?.jwt;
+  // Pass the same verifier to the forwarders a reload makes (while auth.jwt is unchanged): its
+  // issuer metadata and keys are kept.
+  const accessTokens = jwt ? (options.accessTokens ?? createAccessTokenVerifier(jwt)) : undefined;
+  const perUser = Object.values(config.mcpServers ?? {}).some(
+    (server) => server.auth?.type === 'oauth' && server.auth.perUser === true,
+  );
+  const userOAuth =
+    perUser && config.auth?.userTokens
+      ? new UserOAuth({
+          config,
+          secret: options.userTokens?.secret ?? randomBytes(32),
+          store: options.userTokens?.store ?? createMemoryUserTokenStore(),
+          sealer: new UserTokenSealer(config.auth.userTokens.encryptionKey),
+        })
+      : undefined;
+  const pipeline = new CallPipeline({
+    ...options,
+    config,
+    metrics,
+    ...(userOAuth ? { userOAuth } : {}),
+    ...(pins ? { pins } : {}),
+    ...(accessTokens ? { accessTokens } : {}),
+  });
+  if (ownsPins) void pins!.ready();
   const gateway = new GatewayMode(pipeline, options.source);
-  const tokens = new Map(authTokensOf(config).map((token) => [token.token, token]));
+  const auth = createAuthenticator({
+    tokens: authTokensOf(config),
+    ...(accessTokens ? { verifier: accessTokens } : {}),
+  });
+  const metadataPaths = jwt ? protectedResourcePaths(jwt.audience) : new Set<string>();
   const ownsSessions = options.sessions === undefined;
   const sessions = options.sessions ?? new Sessions({ idleMs: options.sessionIdleMs });
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
@@ -201,7 +258,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     bridge,
     pipeline,
     source: options.source,
-    tokens,
+    authenticate: (req) => auth.authenticate(req),
     guard,
     maxBodyBytes: options.maxBodyBytes ?? MAX_BODY,
     closed: () => closed,
@@ -237,6 +294,9 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     // A browser client of a listed origin: its preflight is answered here, its answers readable.
     if (guard.cors(req, res)) return;
     const path = pathOf(req.url);
+    if (jwt && metadataPaths.has(path)) return serveMetadata(req, res, jwt);
+    if (userOAuth && path.startsWith(USER_OAUTH_PREFIX))
+      return serveUserOAuth(userOAuth, guard, path, req, res);
     const route = routeOf(path);
     if (route === undefined) {
       sendJson(res, 404, { error: `Not found: ${path}` });
@@ -245,7 +305,7 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
     if (route === '/metrics') {
       void (async () => {
         guard.check(req);
-        const token = authenticate(req, tokens);
+        const token = await auth.authenticate(req);
         if (req.method !== 'GET') return sendJson(res, 404, { error: `Not found: ${path}` });
         const text = await metricsText(token);
         res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
@@ -267,10 +327,14 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
 
   return {
     handle,
-    handles: (path) => routeOf(path) !== undefined,
+    handles: (path) =>
+      routeOf(path) !== undefined ||
+      metadataPaths.has(path) ||
+      (userOAuth !== undefined && path.startsWith(USER_OAUTH_PREFIX)),
     handleMcp,
     dispatch,
     pipeline,
+    auth,
     get metricsContentType() {
       return metrics.contentType;
     },
@@ -313,8 +377,37 @@ export function createForwarder(options: CreateForwarderOptions): Forwarder {
       }
       listening.clear();
       await pipeline.close();
+      // Pins passed in belong to whoever passed them (a reload keeps them).
+      if (ownsPins) await pins!.close();
+      await options.userTokens?.store.close();
     },
   };
+}
+
+/**
+ * RFC 9728 protected-resource metadata: public (no token, any origin may read it, as browser-based
+ * clients discover the authorization server from it).
+ */
+function serveMetadata(
+  req: IncomingMessage,
+  res: ServerResponse,
+  jwt: NonNullable<NonNullable<ToolwireConfig['auth']>['jwt']>,
+): void {
+  const cors = { 'access-control-allow-origin': '*' };
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204, {
+      ...cors,
+      'access-control-allow-methods': 'GET',
+      'access-control-max-age': '600',
+    });
+    res.end();
+    return;
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    sendJson(res, 405, { error: 'Use GET' }, { allow: 'GET', ...cors });
+    return;
+  }
+  sendJson(res, 200, protectedResourceMetadata(jwt), { ...cors, 'cache-control': 'max-age=300' });
 }
 
 /** The path of a request target, without its query. */

@@ -158,6 +158,9 @@ export class GatewayMode {
 }
 
 /** A tool as `tools/list` shows it, with its `_meta` (`name` is the exposed or route-local name). */
+/** `_meta` of a listed tool whose definition changed since it was approved. */
+export const META_PIN = 'toolwire/pin';
+
 export function listedTool(entry: ToolEntry, name = entry.tool.name): ListedTool {
   const { tool } = entry;
   const native = entry.server === NATIVE;
@@ -167,6 +170,9 @@ export function listedTool(entry: ToolEntry, name = entry.tool.name): ListedTool
     [META_ORIGINAL_NAME]: tool.originalName,
   };
   if (tool.status !== undefined && tool.status !== 'ok') meta[META_STATUS] = tool.status;
+  // Served although its definition differs from the one approved (policy.pinning.mode "warn").
+  if (entry.pin?.status === 'changed')
+    meta[META_PIN] = { status: 'changed', hash: entry.pin.hash, approved: entry.pin.pinned?.hash };
   return {
     name,
     ...(tool.description !== undefined ? { description: tool.description } : {}),

@@ -107,9 +107,12 @@ export class HttpUpstream {
     this.origin = url.origin;
     this.path = url.pathname + url.search;
     this.mode = options.protocol ?? 'auto';
-    this.configuredHeaders = { ...options.headers };
+    // Header names without case (a configured `Authorization` and a caller's `authorization` are one).
+    this.configuredHeaders = Object.fromEntries(
+      Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+    );
     this.baseHeaders = {
-      ...options.headers,
+      ...this.configuredHeaders,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
@@ -610,11 +613,17 @@ export class HttpUpstream {
     headers: Record<string, string>;
     body?: Buffer | string;
     signal?: AbortSignal;
+    /** The caller's credential for this upstream (`mcpServers.<name>.auth`), over the configured one. */
+    authorization?: string;
   }) {
     return this.pool.request({
       path: this.path,
       method: options.method as 'GET' | 'POST' | 'DELETE',
-      headers: { ...options.headers, ...this.configuredHeaders },
+      headers: {
+        ...options.headers,
+        ...this.configuredHeaders,
+        ...(options.authorization ? { authorization: options.authorization } : {}),
+      },
       body: options.body,
       signal: options.signal,
     });

@@ -12,6 +12,7 @@ export {
   META_ORIGINAL_NAME,
   META_STATUS,
   META_GATEWAY,
+  META_PIN,
 } from './gateway-mode.js';
 export type { ListedTool } from './gateway-mode.js';
 export type {
@@ -22,7 +23,25 @@ export type {
   CallToolResult,
   SourceCallOptions,
 } from './tool-source.js';
-export type { AuthToken } from '@toolwire/config';
+export type { AuthToken, CallerIdentity } from '@toolwire/config';
+export {
+  createAccessTokenVerifier,
+  InvalidAccessTokenError,
+  ACCEPTED_ALGORITHMS,
+} from './auth/access-token-verifier.js';
+export type {
+  AccessTokenVerifier,
+  AccessTokenVerifierOptions,
+  InvalidTokenReason,
+} from './auth/access-token-verifier.js';
+export {
+  AuthorizationServerError,
+  discoverAuthorizationServer,
+} from './auth/authorization-server.js';
+export type { AuthorizationServerMetadata } from './auth/authorization-server.js';
+export { createAuthenticator } from './auth/authenticator.js';
+export type { Authenticator, AuthenticatorOptions } from './auth/authenticator.js';
+export { protectedResourceMetadata, resourceMetadataUrl } from './auth/protected-resource.js';
 /** @deprecated The forwarder reads the whole `ToolwireConfig` of `@toolwire/config`. */
 export type { ToolwireConfig as ForwarderConfig } from '@toolwire/config';
 export type { CallPipeline, CallPipelineOptions } from './call/call-pipeline.js';
@@ -99,3 +118,25 @@ export type {
 } from './session-store.js';
 export { SessionCodec, SESSION_MAX_AGE_MS } from './session-codec.js';
 export type { SessionClaims } from './session-codec.js';
+export { ToolPins } from './pins/tool-pins.js';
+export type {
+  PinningMode,
+  PinStatus,
+  PinReview,
+  PinEvent,
+  PinEntry,
+  ToolPinsOptions,
+} from './pins/tool-pins.js';
+export { createMemoryPinStore } from './pins/pin-store.js';
+export type { PinStore, PinsDocument, ToolPin, PendingPin } from './pins/pin-store.js';
+export { createFilePinStore, PinStoreError } from './pins/file-pin-store.js';
+export { descriptionFindings } from './pins/description-findings.js';
+export type { DescriptionFinding } from './pins/description-findings.js';
+export { toolDefinitionHash } from './pins/tool-definition.js';
+export {
+  createFileUserTokenStore,
+  createMemoryUserTokenStore,
+  UserTokenSealer,
+} from './auth/user-token-store.js';
+export type { UserTokens, UserTokenStore } from './auth/user-token-store.js';
+export { URL_ELICITATION_REQUIRED } from './auth/user-oauth.js';

@@ -20,6 +20,9 @@ export class ForwarderMetrics {
   readonly rateLimited: Counter<'scope'>;
   private readonly serverRequests: Counter<'upstream' | 'method' | 'outcome'>;
   private readonly tasks: Counter<'upstream' | 'event'>;
+  private readonly clientCalls: Counter<'client' | 'outcome'>;
+  private readonly clientChildren: Child<{ inc(): void }> = new Map();
+  private readonly clientsSeen = new Set<string>();
   private readonly callChildren: Child<{ inc(): void }> = new Map();
   private readonly latencyChildren: Child<{ observe(v: number): void }> = new Map();
   private readonly hitChildren: Child<{ inc(): void }> = new Map();
@@ -103,6 +106,27 @@ export class ForwarderMetrics {
       labelNames: ['scope'],
       registers,
     });
+    this.clientCalls = new Counter({
+      name: `${prefix}client_calls_total`,
+      help: `Tool calls by client (a static token's name or an access token's subject) and outcome; past ${MAX_CLIENT_LABELS} clients the rest count as "${OTHER_CLIENTS}".`,
+      labelNames: ['client', 'outcome'],
+      registers,
+    });
+  }
+
+  /** Counts a call for its client; label values stay bounded however many subjects call. */
+  clientCall(client: string, outcome: string): void {
+    if (!this.clientsSeen.has(client)) {
+      if (this.clientsSeen.size >= MAX_CLIENT_LABELS) client = OTHER_CLIENTS;
+      else this.clientsSeen.add(client);
+    }
+    const key = `${client}\u0000${outcome}`;
+    let child = this.clientChildren.get(key);
+    if (!child) {
+      child = this.clientCalls.labels(client, outcome);
+      this.clientChildren.set(key, child);
+    }
+    child.inc();
   }
 
   call(tool: string, upstream: string, outcome: string): void {
@@ -155,13 +179,17 @@ export class ForwarderMetrics {
   }
 }
 
+/** How many clients get a label of their own in `client_calls_total`. */
+const MAX_CLIENT_LABELS = 1_000;
+const OTHER_CLIENTS = '(other)';
+
 /**
  * Prometheus text limited to a client's scope: samples labelled with a `tool` it may not call,
- * or an `upstream` it does not reach, are dropped, as are the policy-wide hidden-tool counts.
+ * an `upstream` it does not reach or another `client` are dropped, as are the policy-wide hidden-tool counts.
  */
 export function filterMetrics(
   text: string,
-  scope: { tools: ReadonlySet<string>; servers: ReadonlySet<string> },
+  scope: { tools: ReadonlySet<string>; servers: ReadonlySet<string>; client?: string },
 ): string {
   return text
     .split('\n')
@@ -176,6 +204,7 @@ export function filterMetrics(
         const value = raw!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
         if (label === 'tool' && !scope.tools.has(value)) return false;
         if (label === 'upstream' && !scope.servers.has(value)) return false;
+        if (label === 'client' && value !== scope.client) return false;
       }
       return true;
     })

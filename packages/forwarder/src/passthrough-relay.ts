@@ -140,8 +140,25 @@ export async function relayPassthrough(options: RelayOptions): Promise<void> {
   });
   const started = performance.now();
   let response;
+  // An upstream that acts as the caller gets the caller's credential (or the exchange refuses).
+  let authorization: string | undefined;
+  if (pipeline.credentials.carriesIdentity(server)) {
+    try {
+      authorization = await pipeline.credentials.authorization(server, token);
+    } catch (error) {
+      if (!(error instanceof JsonRpcFault)) throw error;
+      reply(res, 200, { jsonrpc: '2.0', id: message?.id ?? null, error: error.toError() });
+      return;
+    }
+  }
   const send = () =>
-    upstream.relay({ method: req.method ?? 'GET', headers, body, signal: controller.signal });
+    upstream.relay({
+      method: req.method ?? 'GET',
+      headers,
+      body,
+      signal: controller.signal,
+      ...(authorization ? { authorization } : {}),
+    });
   try {
     try {
       response = await send();
@@ -298,10 +315,11 @@ function filterMessage(
     if (name === undefined) return false;
     if (key === 'prompts')
       return !pipeline.policy.checkPrompt(`${server}${pipeline.separator}${name}`, token);
-    const entry = pipeline.byCanonicalName(`${server}${pipeline.separator}${name}`);
-    return entry
-      ? !pipeline.refusal(entry, token)
-      : !pipeline.policy.check(`${server}${pipeline.separator}${name}`, token);
+    const canonical = `${server}${pipeline.separator}${name}`;
+    const entry = pipeline.byCanonicalName(canonical);
+    // A tool held back by its pin is not listed here either.
+    if (!entry && pipeline.index.isHeld(canonical)) return false;
+    return entry ? !pipeline.refusal(entry, token) : !pipeline.policy.check(canonical, token);
   };
   return {
     ...message,

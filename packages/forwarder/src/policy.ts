@@ -3,7 +3,7 @@ import { compileGlobs, type GlobMatcher as Matcher } from '@toolwire/schema';
 
 /** Why a tool is refused; `policy` names the rule so the error can say which one. */
 export interface PolicyRefusal {
-  policy: 'policy.block' | 'policy.allow' | 'auth.tokens.allow';
+  policy: 'policy.block' | 'policy.allow' | 'auth.tokens.allow' | 'auth.jwt.scopes';
   message: string;
 }
 
@@ -38,6 +38,8 @@ export class ToolPolicy {
   /** Per client, the literal start of each `allow` pattern (for `couldReach`). */
   private readonly tokenPrefixes = new Map<string, PatternPrefix[] | undefined>();
   private readonly allowPrefixes: PatternPrefix[] | undefined;
+  /** The matchers of access tokens' grants (`auth.jwt.scopes`), by their patterns. */
+  private readonly grantAllow = new Map<string, Matcher | undefined>();
   private readonly memo = new Map<string, Map<string, PolicyRefusal | null>>();
 
   constructor(config: ToolwireConfig) {
@@ -93,11 +95,12 @@ export class ToolPolicy {
     if (this.block?.(grant)) {
       return { policy: 'policy.block', message: `"${grant}" is refused by policy.block` };
     }
-    const allowed = token && this.tokenAllow.get(token.client);
+    const allowed = token && this.matcherOf(token);
     if (allowed && !allowed(grant)) {
+      const rule = ruleOf(token);
       return {
-        policy: 'auth.tokens.allow',
-        message: `Client "${token.client}" is not granted "${grant}" (auth.tokens.allow)`,
+        policy: rule,
+        message: `Client "${token.client}" is not granted "${grant}" (${rule})`,
       };
     }
     return null;
@@ -122,13 +125,26 @@ export class ToolPolicy {
       );
     if (!fits(this.allowPrefixes, this.allow)) return false;
     if (!token || this.grantsEverything(token)) return true;
-    return fits(this.tokenPrefixes.get(token.client), this.tokenAllow.get(token.client));
+    return fits(this.prefixesOf(token), this.matcherOf(token));
+  }
+
+  /** The token's own grants: `auth.tokens[].allow`, or an access token's scopes' (`auth.jwt.scopes`). */
+  private matcherOf(token: AuthToken): Matcher | undefined {
+    return token.identity ? this.grantsOf(token.allow) : this.tokenAllow.get(token.client);
+  }
+
+  private prefixesOf(token: AuthToken): PatternPrefix[] | undefined {
+    if (!token.identity) return this.tokenPrefixes.get(token.client);
+    return token.allow === undefined || token.allow.includes('*')
+      ? undefined
+      : token.allow.map(patternPrefix);
   }
 
   private decision(subject: PolicySubject, token?: AuthToken): PolicyRefusal | null {
     // Per client, then per subject: a tool's exposed name stands for its canonical one (an alias
-    // names one tool), so the hot path builds no key.
-    const client = token?.client ?? '';
+    // names one tool), so the hot path builds no key. An access token's decisions depend on its
+    // grants alone (one subject may hold tokens of different scopes).
+    const client = token?.identity ? grantsKey(token.allow) : (token?.client ?? '');
     let memo = this.memo.get(client);
     if (!memo) this.memo.set(client, (memo = new Map()));
     const key =
@@ -170,17 +186,38 @@ export class ToolPolicy {
     if (allow && !names.some((name) => allow(name))) {
       return { policy: 'policy.allow', message: `${what} is not in policy.allow` };
     }
-    if (token) {
-      const allowed = this.tokenAllow.get(token.client);
-      if (allowed && !names.some((name) => allowed(name))) {
-        return {
-          policy: 'auth.tokens.allow',
-          message: `${what} is not allowed for client "${token.client}" (auth.tokens.allow)`,
-        };
-      }
+    const allowed = token && this.matcherOf(token);
+    if (allowed && !names.some((name) => allowed(name))) {
+      const rule = ruleOf(token);
+      return {
+        policy: rule,
+        message:
+          rule === 'auth.jwt.scopes'
+            ? `${what} is not granted to "${token.client}" by its scopes (auth.jwt.scopes)`
+            : `${what} is not allowed for client "${token.client}" (auth.tokens.allow)`,
+      };
     }
     return null;
   }
+
+  private grantsOf(allow: readonly string[] | undefined): Matcher | undefined {
+    const key = grantsKey(allow);
+    if (!this.grantAllow.has(key)) {
+      if (this.grantAllow.size > 1_000) this.grantAllow.clear();
+      this.grantAllow.set(key, allow?.length === 0 ? () => false : compileGlobs(allow));
+    }
+    return this.grantAllow.get(key);
+  }
+}
+
+/** The rule that grants a token what it holds. */
+function ruleOf(token: AuthToken): 'auth.tokens.allow' | 'auth.jwt.scopes' {
+  return token.identity ? 'auth.jwt.scopes' : 'auth.tokens.allow';
+}
+
+/** The memo key of an access token's grants (`\u0001` first: never a static client's name). */
+function grantsKey(allow: readonly string[] | undefined): string {
+  return allow === undefined ? '\u0001*' : `\u0001${allow.join('\u0000')}`;
 }
 
 /** A pattern's literal start (up to its first glob character), and whether it is all literal. */

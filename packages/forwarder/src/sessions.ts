@@ -185,7 +185,13 @@ export class Sessions {
     if (token === undefined) return '';
     let fingerprint = this.fingerprints.get(token);
     if (fingerprint === undefined) {
-      fingerprint = this.codec.tokenFingerprint(token.token);
+      // An access token is refreshed while its session goes on: the session is the subject's.
+      const identity = token.identity;
+      fingerprint = this.codec.tokenFingerprint(
+        identity
+          ? `${identity.kind}\u0000${identity.issuer}\u0000${identity.subject}`
+          : token.token,
+      );
       this.fingerprints.set(token, fingerprint);
     }
     return fingerprint;

@@ -10,7 +10,6 @@ import type { HttpGuard } from './http-guard.js';
 import type { HttpUpstream } from './http-upstream.js';
 import {
   HttpError,
-  authenticate as authenticateBearer,
   readBody,
   respondWithProgress,
   sendHttpError,
@@ -41,8 +40,8 @@ export interface StreamableHttpOptions {
   bridge: ProtocolBridge;
   pipeline: CallPipeline;
   source: ToolSource;
-  /** Bearer tokens by their secret. */
-  tokens: ReadonlyMap<string, AuthToken>;
+  /** The caller of a request (`Authenticator.authenticate`): rejects with a 401 `HttpError`. */
+  authenticate: (req: IncomingMessage) => Promise<AuthToken | undefined>;
   /** Host, Origin, fetch-metadata, Content-Type and Accept checks, once per request. */
   guard: HttpGuard;
   maxBodyBytes: number;
@@ -287,7 +286,7 @@ export function createStreamableHttp(
         });
       options.guard.check(req, { mcp: true });
       // Authenticated before anything is said of the route: an upstream's name is not a probe.
-      const token = authenticateBearer(req, options.tokens);
+      const token = await options.authenticate(req);
       if (server !== undefined) {
         const known =
           options.source.servers().some((s) => s.name === server) ||

@@ -67,11 +67,11 @@ describe('loadConfig (mcpServers.<name>.auth)', () => {
   });
 
   it('accepts client_credentials with a client id and secret, and names what it misses', () => {
-    expect(
-      loadConfig(
-        remote({ type: 'oauth', grant: 'client_credentials', clientId: 'a', clientSecret: 'b' }),
-      ).mcpServers?.api?.auth?.grant,
-    ).toBe('client_credentials');
+    // `auth` is a union by `type` (oauth, passthrough, token-exchange): read `grant` of the oauth one.
+    const auth = loadConfig(
+      remote({ type: 'oauth', grant: 'client_credentials', clientId: 'a', clientSecret: 'b' }),
+    ).mcpServers?.api?.auth;
+    expect(auth?.type === 'oauth' ? auth.grant : undefined).toBe('client_credentials');
     const error = configError(() =>
       loadConfig(remote({ type: 'oauth', grant: 'client_credentials', clientId: 'a' })),
     );

@@ -18,7 +18,9 @@ export function createOAuthSessionFactory(
 ): (name: string, config: McpServerConfig) => OAuthSession | undefined {
   let store: OAuthTokenStore | undefined;
   return (name, config) => {
-    if (config.auth?.type !== 'oauth' || config.url === undefined) return undefined;
+    // A per-user server is authorized by each caller at the gateway, never by the registry.
+    if (config.auth?.type !== 'oauth' || config.auth.perUser || config.url === undefined)
+      return undefined;
     store ??= options?.store ?? new MemoryOAuthTokenStore();
     return new OAuthSession({
       server: name,

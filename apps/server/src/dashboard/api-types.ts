@@ -39,6 +39,7 @@ export interface Overview {
     uptimeSeconds: number;
     client: string | null;
     auth: boolean;
+    admin: boolean;
     redis: boolean;
     codeMode: boolean;
     chatModel: string | null;
@@ -76,4 +77,18 @@ export interface CodeRunResult {
   logs: Array<{ level: string; message: string }>;
   diagnostics: Array<{ line?: number; message: string }>;
   error?: { kind: string; message: string };
+}
+
+/** `/api/pins`: upstream tools against their pinned definitions. */
+export interface PinsView {
+  mode: 'hold' | 'warn' | 'off';
+  tools: Array<{
+    name: string;
+    server: string;
+    status: 'new' | 'pinned' | 'changed' | 'held';
+    hash: string;
+    description: string;
+    approvedDescription?: string;
+    findings: Array<{ kind: string; detail: string }>;
+  }>;
 }

@@ -6,6 +6,7 @@ import type { CallEntry, Overview, ToolView } from './api-types.js';
 import { callTool, cancelCall } from './call-panel.js';
 import { $, h, type Child } from './dom.js';
 import { duration, outcomeLabel } from './format.js';
+import { refreshPins } from './pins-panel.js';
 import { setUpPlayground } from './playground.js';
 import { addItem, argumentField, isObjectArray } from './tool-form.js';
 
@@ -14,6 +15,8 @@ let selected: string | null = null;
 let lastSeq = 0;
 let signedIn = false;
 let authRequired = false;
+/** The gateway has auth.jwt: MCP clients sign in at the issuer by themselves (OAuth). */
+let oauthAvailable = false;
 
 function needToken(): void {
   const refused = signedIn || session.token !== '';
@@ -23,9 +26,35 @@ function needToken(): void {
   $('signed-in').style.display = 'none';
   $('gw-meta').textContent = 'this gateway needs a bearer token';
   $('auth-error').textContent = session.token
-    ? 'That token was refused: check auth.tokens in the gateway config.'
+    ? 'That token was refused (expired, or not one of auth.tokens): sign in again.'
     : '';
   if (refused) clearData();
+}
+
+/**
+ * A sign-in at the issuer ends on `/` with the access token in a one-minute cookie: it moves to
+ * this tab's session storage, like a pasted token, and the cookie is dropped at once.
+ */
+function takeSignedInToken(): void {
+  const match = /(?:^|;\s*)toolwire_token=([^;]+)/.exec(document.cookie);
+  if (!match) return;
+  document.cookie = 'toolwire_token=; Path=/; Max-Age=0; SameSite=Strict';
+  session.token = match[1]!;
+  sessionStorage.setItem('toolwire-token', session.token);
+}
+
+/** With auth.jwt, the page offers sign-in at the issuer (its protected-resource metadata says so). */
+async function offerIssuerSignIn(): Promise<void> {
+  const response = await fetch('/.well-known/oauth-protected-resource').catch(() => undefined);
+  if (!response?.ok) return;
+  const metadata = (await response.json()) as { authorization_servers?: string[] };
+  const issuer = metadata.authorization_servers?.[0];
+  if (!issuer) return;
+  const link = $<HTMLAnchorElement>('issuer-sign-in');
+  link.textContent = `Sign in at ${new URL(issuer).host}`;
+  link.hidden = false;
+  oauthAvailable = true;
+  renderConnect();
 }
 
 function clearData(): void {
@@ -67,7 +96,8 @@ $('sign-out').addEventListener('click', () => {
 function renderConnect(): void {
   const url = `${location.origin}/mcp`;
   $('mcp-url').textContent = url;
-  const auth = authRequired ? 'Bearer <your token>' : null;
+  // With auth.jwt the clients find the issuer from the gateway's 401 and sign in themselves.
+  const auth = authRequired && !oauthAvailable ? 'Bearer <your token>' : null;
   const claude = {
     mcpServers: {
       toolwire: {
@@ -170,6 +200,8 @@ function renderOverview(overview: Overview): void {
           ),
         ]),
   );
+  if (gateway.admin) void refreshPins().catch(() => {});
+  else $('pins-section').hidden = true;
   const names = JSON.stringify(tools.map((t) => t.name + t.status));
   tools = overview.tools;
   if (names !== JSON.stringify(tools.map((t) => t.name + t.status))) renderTools();
@@ -376,6 +408,8 @@ async function refresh(): Promise<void> {
 }
 
 session.onUnauthorized = needToken;
+takeSignedInToken();
+void offerIssuerSignIn();
 setUpPlayground(() => void refresh());
 renderConnect();
 renderEmpty();

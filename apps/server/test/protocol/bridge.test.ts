@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
@@ -290,13 +290,16 @@ describe('tasks through /mcp (2025-11-25)', () => {
   });
 });
 
-/** Polls tasks/get (at the server's interval, 200 ms at most) until the task is in one of `statuses`. */
-async function pollTask(client: ProtocolClient, taskId: string, statuses: string[]) {
-  for (;;) {
-    const task = await client.tasks.get(taskId);
-    if (statuses.includes(task.status)) return task;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(task.pollInterval ?? 200, 200)));
-  }
+/** Polls tasks/get (every 200 ms at most, as a client would) until the task is in one of `statuses`. */
+function pollTask(client: ProtocolClient, taskId: string, statuses: string[]) {
+  return vi.waitFor(
+    async () => {
+      const task = await client.tasks.get(taskId);
+      if (!statuses.includes(task.status)) throw new Error(`task ${taskId} is ${task.status}`);
+      return task;
+    },
+    { timeout: 60_000, interval: 200 },
+  );
 }
 
 describe('tasks are bound to the token that created them', () => {

@@ -8,7 +8,7 @@ import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SERVER_ROOT } from '../global-setup.js';
 import { startGateway, type TestGateway } from '../helpers.js';
 import { extTasksModern, sdkV1Client, sdkV2Client, type ProtocolClient } from './clients.js';
@@ -117,11 +117,13 @@ async function taskOutcome(run: () => Promise<unknown>): Promise<string> {
 async function legacyTask(client: ProtocolClient, tool: string, ambiguous: boolean) {
   return taskOutcome(async () => {
     const task = await client.tasks.start(tool, { topic: 'python', ambiguous });
-    for (;;) {
-      const state = await client.tasks.get(task.taskId);
-      if (state.status !== 'working') break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await vi.waitFor(
+      async () => {
+        const state = await client.tasks.get(task.taskId);
+        if (state.status === 'working') throw new Error(`task ${task.taskId} is still working`);
+      },
+      { timeout: 60_000, interval: 200 },
+    );
     return client.tasks.result(task.taskId);
   });
 }

@@ -7,7 +7,7 @@ import type { AuditEntry, AuditSink } from '../audit-log.js';
 import type { BreakerStateStore } from '../breaker-store.js';
 import type { CircuitBreaker, CircuitBreakerOptions } from '../circuit-breaker.js';
 import type { HttpUpstream } from '../http-upstream.js';
-import { unknownTool, type JsonRpcFault } from '../json-rpc.js';
+import { JsonRpcFault, POLICY_REFUSED, unknownTool } from '../json-rpc.js';
 import { ForwarderMetrics } from '../metrics.js';
 import { ToolPolicy, type PolicyRefusal } from '../policy.js';
 import type { RateLimiter } from '../rate-limiter.js';
@@ -30,6 +30,10 @@ import { errorType, toFault, UpstreamExecutor } from './execute-upstream.js';
 import { HttpUpstreams, type UpstreamEndpoints } from './http-upstreams.js';
 import { Stores } from './stores.js';
 import { NATIVE, ToolIndex, type ToolEntry } from './tool-index.js';
+import type { ToolPins } from '../pins/tool-pins.js';
+import type { AccessTokenVerifier } from '../auth/access-token-verifier.js';
+import { UpstreamCredentials } from '../auth/upstream-credentials.js';
+import type { UserOAuth } from '../auth/user-oauth.js';
 import { UpstreamHealthMonitor } from './upstream-health.js';
 
 /** What the call pipeline is made of; `CreateForwarderOptions` extends it. */
@@ -80,6 +84,18 @@ export interface CallPipelineOptions {
   probeIntervalMs?: number;
   /** Tools made per caller on `/mcp` (code mode's `execute_code`), run as that caller. */
   callerTools?: CallerToolsProvider;
+  /**
+   * Pinned tool definitions (`policy.pinning`): an upstream tool whose definition changed since it
+   * was pinned is held back or flagged. Default: none (the forwarder makes one from the config).
+   */
+  pins?: ToolPins;
+  /**
+   * The checker of `auth.jwt` access tokens; its issuer's token endpoint serves the token exchanges
+   * of upstreams with `auth.type: "token-exchange"`.
+   */
+  accessTokens?: AccessTokenVerifier;
+  /** Per-user OAuth to the upstreams whose `auth` has `perUser`. */
+  userOAuth?: UserOAuth;
 }
 
 /**
@@ -97,6 +113,10 @@ export class CallPipeline {
   readonly metrics: ForwarderMetrics;
   readonly separator: string;
   readonly index: ToolIndex;
+  /** Pinned tool definitions, when `policy.pinning` is on. */
+  readonly pins: ToolPins | undefined;
+  /** The caller's identity towards upstreams that act as the caller. */
+  readonly credentials: UpstreamCredentials;
   private readonly stores: Stores;
   private readonly resultCache: CallCache;
   private readonly channels: HttpUpstreams;
@@ -139,7 +159,9 @@ export class CallPipeline {
         : {}),
       cacheReadOnly,
       cacheAvailable: this.stores.cache !== undefined,
+      ...(options.pins ? { pins: options.pins } : {}),
     });
+    this.pins = options.pins;
     this.separator = this.index.separator;
     this.resultCache = new CallCache(this.stores.cache, this.metrics);
     this.channels = new HttpUpstreams(config, options.upstreams);
@@ -179,9 +201,11 @@ export class CallPipeline {
       metrics: this.metrics,
       record: (record) => this.recorder.finish(record),
     });
+    this.credentials = new UpstreamCredentials(config, options.accessTokens, options.userOAuth);
     this.executor = new UpstreamExecutor({
       source,
       http: this.channels,
+      credentials: this.credentials,
       health: this.health,
       ...(options.retry !== undefined ? { retry: options.retry } : {}),
       asCaller: (context) => this.callers.asCaller(context),
@@ -189,14 +213,30 @@ export class CallPipeline {
     this.tracer = new CallTracer(options.tracer);
     this.slots = new CallSlots(config, authTokensOf(config));
     this.anonymousLimits = callerLimitsOf(config, undefined);
-    this.unsubscribe = source.onToolsChanged(({ server }) => this.toolsChanged(server));
+    const unsubscribeTools = source.onToolsChanged(({ server }) => this.toolsChanged(server));
+    // An approval changes what is listed: every upstream's clients hear of it.
+    const unsubscribePins = options.pins?.onChange(({ initial }) => {
+      this.index.invalidate();
+      if (initial) return;
+      for (const server of source.servers())
+        for (const listener of this.changeListeners) listener(server.name);
+    });
+    this.unsubscribe = () => {
+      unsubscribeTools();
+      unsubscribePins?.();
+    };
   }
 
   /** Runs one call through the whole pipeline. Refusals and upstream failures throw `JsonRpcFault`. */
   async call(name: string, args: unknown, context: CallContext = {}): Promise<CallToolResult> {
     const entry =
       this.index.all().get(name) ?? (await this.callers.callerEntry(context.token, name));
-    if (!entry) throw unknownTool(name);
+    if (!entry) {
+      // A held tool is named as such only to a caller granted it; to others it does not exist.
+      const held = this.index.held().get(name);
+      if (held && !this.callers.refusal(held, context.token)) throw heldFault(name);
+      throw unknownTool(name);
+    }
     return this.run(entry, name, args, context);
   }
 
@@ -313,6 +353,7 @@ export class CallPipeline {
     const caller = callerOf({ token });
     const entry = this.index.resolve(name);
     if (!entry) {
+      if (this.index.isHeld(name) && !this.policy.check(name, token)) throw heldFault(name);
       await this.admission.admitUnlisted(name, caller, shownAs);
       return { args };
     }
@@ -463,4 +504,16 @@ export class CallPipeline {
     await this.stores.close();
     this.recorder.close();
   }
+}
+
+/**
+ * A call to a tool held back by its pin: refused by the pinning policy, with the way out named (the
+ * client learns no more than that the tool is waiting for an admin).
+ */
+function heldFault(name: string): JsonRpcFault {
+  return new JsonRpcFault(
+    POLICY_REFUSED,
+    `Tool "${name}" changed since it was approved and is held until an admin approves it (policy.pinning; toolwire tools approve ${name})`,
+    { policy: 'policy.pinning', tool: name },
+  );
 }

@@ -64,6 +64,7 @@ export class CallRecorder {
   finish(record: CallRecord): void {
     const { entry, outcome } = record;
     this.metrics.call(entry.tool.name, entry.server, outcome);
+    this.metrics.clientCall(record.caller.client, outcome);
     if (outcome !== 'refused')
       this.metrics.observe(entry.server, (performance.now() - record.started) / 1000);
     this.auditLine(record);

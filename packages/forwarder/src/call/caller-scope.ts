@@ -63,6 +63,8 @@ export interface ViewScope {
   tools: Set<string>;
   /** Upstreams it reaches (`native` for the built-in tools). */
   servers: Set<string>;
+  /** The client whose own numbers it may see (`undefined` without auth). */
+  client?: string;
 }
 
 /** The tools visible to a caller, and how many were hidden and why. */
@@ -141,7 +143,12 @@ export class CallerScope {
     for (const server of source.servers()) {
       if (!policy.checkResources(server.name, token)) servers.add(server.name);
     }
-    return { all: policy.grantsEverything(token), tools, servers };
+    return {
+      all: policy.grantsEverything(token),
+      tools,
+      servers,
+      ...(token ? { client: token.client } : {}),
+    };
   }
 
   /**

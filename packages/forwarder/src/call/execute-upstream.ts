@@ -20,12 +20,15 @@ import type { CallToolResult, ToolSource } from '../tool-source.js';
 import type { CallContext } from './call-context.js';
 import type { CallerToolSource } from './caller-scope.js';
 import type { HttpUpstreams } from './http-upstreams.js';
+import type { UpstreamCredentials } from '../auth/upstream-credentials.js';
 import { NATIVE, type ToolEntry } from './tool-index.js';
 import type { UpstreamHealthMonitor } from './upstream-health.js';
 
 export interface ExecuteUpstreamOptions {
   source: ToolSource;
   http: HttpUpstreams;
+  /** The caller's identity towards upstreams that act as the caller (`mcpServers.<name>.auth`). */
+  credentials: UpstreamCredentials;
   health: UpstreamHealthMonitor;
   /** Retry read-only/idempotent tools once on timeout or connection loss (default true). */
   retry?: boolean;
@@ -69,11 +72,21 @@ export class UpstreamExecutor {
       );
     }
     const attempts = this.retry && entry.retryable ? 2 : 1;
+    // An upstream that acts as the caller gets the caller's credential on every call.
+    const authorization = this.options.credentials.carriesIdentity(entry.server)
+      ? await this.options.credentials.authorization(entry.server, context.token)
+      : undefined;
     for (let attempt = 1; ; attempt++) {
       try {
         const http = this.options.http.get(entry.server);
+        if (authorization !== undefined && !http)
+          throw new JsonRpcFault(
+            UPSTREAM_UNAVAILABLE,
+            `Upstream "${entry.server}" acts as the caller, which needs its streamable HTTP channel`,
+            { upstream: entry.server },
+          );
         const result = http
-          ? await this.viaHttp(http, entry, args, context, trace)
+          ? await this.viaHttp(http, entry, args, context, trace, authorization)
           : await this.viaSource(entry, args, context, trace);
         breaker.success();
         if (http) health.markUp(entry.server);
@@ -118,6 +131,7 @@ export class UpstreamExecutor {
     args: unknown,
     context: CallContext,
     trace: Record<string, string>,
+    authorization?: string,
   ): Promise<CallToolResult> {
     const meta: Record<string, unknown> = {};
     let ourToken: string | undefined;
@@ -139,6 +153,7 @@ export class UpstreamExecutor {
       arguments: args,
     };
     if (Object.keys(meta).length > 0) params._meta = meta;
+    const headers = authorization === undefined ? trace : { ...trace, authorization };
     const onNotification = (message: UpstreamMessage): void => {
       const p = message.params;
       if (
@@ -158,7 +173,7 @@ export class UpstreamExecutor {
       const result = await http.request('tools/call', params, {
         signal: context.signal,
         timeoutMs: entry.timeoutMs,
-        headers: trace,
+        headers,
         onNotification,
       });
       return settleHttpResult(result, entry, context.modern === true);
@@ -176,7 +191,7 @@ export class UpstreamExecutor {
         http.request('tools/call', overrides.params ?? params, {
           signal: overrides.signal ?? context.signal,
           timeoutMs: entry.timeoutMs,
-          headers: trace,
+          headers,
           onNotification,
           capabilities: client.capabilities,
           ...(session !== undefined ? { session } : {}),

@@ -7,6 +7,7 @@ import {
 } from '@toolwire/schema';
 import type { ToolwireConfig } from '@toolwire/config';
 import type { SourceTool, ToolSource } from '../tool-source.js';
+import type { PinReview, ToolPins } from '../pins/tool-pins.js';
 
 /** The `source` of tools that run in process (the registry's and the forwarder's own). */
 export const NATIVE = 'native';
@@ -29,6 +30,8 @@ export interface ToolEntry {
   perToolLimit: number | undefined;
   /** Set for a tool that runs in this process (the forwarder's native and caller tools). */
   native?: AnyTool;
+  /** An upstream tool's standing against its pinned definition (`policy.pinning`). */
+  pin?: PinReview;
 }
 
 export interface ToolIndexOptions {
@@ -44,11 +47,15 @@ export interface ToolIndexOptions {
   cacheReadOnly: boolean;
   /** Whether a result store exists at all. */
   cacheAvailable: boolean;
+  /** Pinned definitions: upstream tools whose definition changed may be held back. */
+  pins?: ToolPins;
 }
 
 /** Lookups built with one listing: by exposed name, by namespaced name, by route-local name. */
 interface Listing {
   byName: Map<string, ToolEntry>;
+  /** Upstream tools held back until an admin approves their changed definition, by exposed name. */
+  held: Map<string, ToolEntry>;
   byCanonical?: Map<string, ToolEntry>;
   byRoute?: Map<string, Map<string, ToolEntry>>;
 }
@@ -120,6 +127,18 @@ export class ToolIndex {
     return entry;
   }
 
+  /** Upstream tools held back (`policy.pinning.mode: "hold"`), by exposed name. */
+  held(): Map<string, ToolEntry> {
+    return this.current().held;
+  }
+
+  /** Whether the tool of this namespaced name is held back. */
+  isHeld(canonical: string): boolean {
+    for (const entry of this.current().held.values())
+      if (entry.canonical === canonical) return true;
+    return false;
+  }
+
   /** A tool list changed: the next lookup lists again. */
   invalidate(): void {
     this.listing = undefined;
@@ -134,10 +153,28 @@ export class ToolIndex {
         this.entry({ ...tool, originalName: tool.name, source: NATIVE, status: 'ok' }, tool),
       );
     }
-    for (const tool of this.options.source.listTools()) {
-      if (!byName.has(tool.name)) byName.set(tool.name, this.entry(tool));
+    const held = new Map<string, ToolEntry>();
+    const tools = this.options.source.listTools();
+    const pins = this.options.pins;
+    // The names of each server's tools, for flagging a description that names another server's.
+    let names: Map<string, string[]> | undefined;
+    const otherTools = (server: string): Iterable<string> => {
+      names ??= toolNamesByServer(tools, this.separator);
+      return [...names].flatMap(([owner, list]) => (owner === server ? [] : list));
+    };
+    for (const tool of tools) {
+      if (byName.has(tool.name)) continue;
+      const entry = this.entry(tool);
+      if (pins && tool.source !== NATIVE) {
+        entry.pin = pins.review(entry.canonical, tool, () => otherTools(tool.source));
+        if (entry.pin.status === 'held') {
+          held.set(tool.name, entry);
+          continue;
+        }
+      }
+      byName.set(tool.name, entry);
     }
-    this.listing = { byName };
+    this.listing = { byName, held };
     return this.listing;
   }
 
@@ -165,6 +202,24 @@ export class ToolIndex {
       ...(native ? { native } : {}),
     };
   }
+}
+
+/**
+ * Per server, the names a description could use to point at its tools: the namespaced names, and
+ * the upstream names that look like identifiers (`read_file`, not `echo`).
+ */
+function toolNamesByServer(tools: readonly SourceTool[], separator: string): Map<string, string[]> {
+  const byServer = new Map<string, string[]>();
+  for (const tool of tools) {
+    if (tool.source === NATIVE) continue;
+    let list = byServer.get(tool.source);
+    if (!list) byServer.set(tool.source, (list = []));
+    list.push(`${tool.source}${separator}${tool.originalName}`);
+    if (tool.name !== list.at(-1)) list.push(tool.name);
+    if (/[_-]/.test(tool.originalName) && tool.originalName.length >= 5)
+      list.push(tool.originalName);
+  }
+  return byServer;
 }
 
 function validatorOf(tool: SourceTool): SchemaValidator | undefined {

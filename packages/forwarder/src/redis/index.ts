@@ -3,3 +3,6 @@
 export { RedisRateLimiter } from './redis-rate-limiter.js';
 export { RedisResultCache, RedisBreakerStateStore } from './redis-stores.js';
 export type { RedisStoreOptions } from './redis-stores.js';
+export { createRedisPinStore } from './redis-pin-store.js';
+export type { RedisPinStoreOptions } from './redis-pin-store.js';
+export { createRedisUserTokenStore } from './redis-user-token-store.js';
