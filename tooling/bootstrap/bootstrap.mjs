@@ -106,7 +106,8 @@ setInterval(() => {
 }, 250).unref();
 
 // The longest the screen stays silent while a phase runs: a line says what is still going on.
-const SILENCE_MS = 8_000;
+// (TOOLWIRE_BOOTSTRAP_SILENCE_MS shortens it: the tests watch the heartbeat without waiting 8 s.)
+const SILENCE_MS = Number(process.env.TOOLWIRE_BOOTSTRAP_SILENCE_MS) || 8_000;
 
 /**
  * Runs one child to its end and resolves with its exit status.
@@ -169,11 +170,14 @@ function step(file, args, { cwd, env, quiet, label, onLine, stillRunning, watch 
       });
     }
     const heartbeat = quiet
-      ? setInterval(() => {
-          if (Date.now() - lastSaid < SILENCE_MS) return;
-          const what = stillRunning?.() ?? lastLine.slice(0, 100);
-          say(`  … ${seconds(Date.now() - started)}${what ? `: ${what}` : ''}`);
-        }, 1_000)
+      ? setInterval(
+          () => {
+            if (Date.now() - lastSaid < SILENCE_MS) return;
+            const what = stillRunning?.() ?? lastLine.slice(0, 100);
+            say(`  … ${seconds(Date.now() - started)}${what ? `: ${what}` : ''}`);
+          },
+          Math.min(1_000, SILENCE_MS),
+        )
       : undefined;
     child.on('error', (error) => {
       if (midLine) process.stderr.write('\n');
@@ -482,9 +486,12 @@ async function main() {
       label: 'installing dependencies',
       stillRunning: () => pnpmProgress,
       onLine(line) {
-        // "Progress: resolved 812, reused 790, downloaded 22, added 600"
-        const progress = /^Progress: (.*)/.exec(line);
-        if (progress) pnpmProgress = `pnpm has ${progress[1]}`;
+        // "Progress: resolved 812, reused 790, downloaded 22, added 600[, done]"
+        const progress = /^Progress: (.*?)(, done)?$/.exec(line);
+        if (progress)
+          pnpmProgress = progress[2]
+            ? `pnpm has ${progress[1]}; running install scripts and linking the workspace`
+            : `pnpm has ${progress[1]}`;
       },
     }),
   );
