@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentResult } from '@toolwire/agent';
-import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
+import { codeModeLimits, resolveCodeModeSettings } from '@toolwire/codemode/settings';
 import { JsonRpcFault, toolErrorOf, type AuthToken } from '@toolwire/forwarder';
 import { toToolResult } from '@toolwire/mcp';
 import { toolContent, type AnyTool, type Message } from '@toolwire/schema';
@@ -238,6 +238,7 @@ export async function gatewayAgent(
         excludedTools: codeSettings.excludedTools,
         pinnedTools: codeSettings.pinnedTools,
         typecheck: 'warn',
+        limits: codeModeLimits(runtime.config.codeMode?.limits),
       })
     : undefined;
   // Release the code mode (its source listener, its share of the executor) with the response.

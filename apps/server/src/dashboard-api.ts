@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
+import { codeModeLimits, resolveCodeModeSettings } from '@toolwire/codemode/settings';
 import { isKnownProtocol, JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
 import type { CallLog } from './call-log.js';
+import { codeModeWarmth, warmUpCodeMode } from './code-mode-warm-up.js';
+import type { Logger } from './logger.js';
 import { HttpError, readJson, sendJson } from './http-util.js';
 import type { SharedState } from './shared-state.js';
 import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
@@ -14,6 +16,7 @@ export interface DashboardApiContext {
   callLog: CallLog;
   maxBody: number;
   startedAt: number;
+  logger: Logger;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -66,6 +69,8 @@ export async function handleDashboardApi(
   const ownCall = (client: string): boolean => token === undefined || client === token.client;
 
   if (path === '/api/overview' && req.method === 'GET') {
+    // Someone has the dashboard open: its playground's first run should not wait for the sandbox.
+    if (codeModeWarmth() === 'cold') void warmUpCodeMode(ctx.logger, 'the dashboard is open');
     sendJson(res, 200, {
       gateway: {
         version: '0.1.0',
@@ -76,6 +81,7 @@ export async function handleDashboardApi(
         codeMode: resolveCodeModeSettings(runtime.config.codeMode, runtime.config.chat?.model)
           .enabled,
         chatModel: runtime.config.chat?.model ?? null,
+        sandbox: codeModeWarmth(),
       },
       servers: visibleServers(runtime, token),
       tools: visibleTools(runtime, token),
@@ -157,7 +163,7 @@ export async function handleDashboardApi(
       source: gatewayToolSource(runtime, token),
       ...(token ? { owner: token.client } : {}),
       typecheck,
-      limits: { timeoutMs: 10_000 },
+      limits: codeModeLimits(runtime.config.codeMode?.limits),
       signal: controller.signal,
     });
     sendJson(res, 200, result);

@@ -16,6 +16,7 @@ export type {
   AuthTokenConfig,
   PathRuleConfig,
   CodeModeConfig,
+  CodeModeLimitsConfig,
   NativeToolName,
   TransportKind,
   ProtocolMode,
