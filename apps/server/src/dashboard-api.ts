@@ -96,7 +96,11 @@ export async function handleDashboardApi(
     if (!Number.isFinite(after) || after < 0)
       throw new HttpError(400, 'after: expected a non-negative number');
     const calls = ctx.callLog.after(after, mayCall).filter((call) => ownCall(call.client));
-    sendJson(res, 200, { calls });
+    // Calls still going after a second, with their latest progress: the log shows them running.
+    const running = pipeline
+      .runningCalls()
+      .filter((call) => ownCall(call.client) && mayCall(call.tool));
+    sendJson(res, 200, { calls, running });
     return;
   }
   if (path === '/api/call' && req.method === 'POST') {
