@@ -6,7 +6,7 @@ import type { ToolwireConfig } from '@toolwire/mcp/node';
 import { queuedConnections } from './accept-queue.js';
 import { runtimeBuilder } from './build-runtime.js';
 import { CallLog } from './call-log.js';
-import { sendOpenAiError } from './chat-completions.js';
+import { sendOpenAiError } from './openai-error.js';
 import { configSource, watchConfigFile } from './config-source.js';
 import {
   HttpError,
