@@ -1,5 +1,5 @@
 /** The interactive chat's commands: a line starting with `/` is one of these, never a prompt. */
-export const CHAT_COMMANDS: ReadonlyArray<{ usage: string; what: string }> = [
+const CHAT_COMMANDS: ReadonlyArray<{ usage: string; what: string }> = [
   { usage: '/help', what: 'this list' },
   { usage: '/tools', what: 'the tools the model can use' },
   { usage: '/model [id]', what: 'the model; with an id, switch to it (the conversation is kept)' },

@@ -35,7 +35,13 @@ if (!chosen && typeof process.execve === 'function') {
   try {
     process.execve(
       process.execPath,
-      [process.execPath, ...process.execArgv, `${FLAG}=16`, __filename, ...process.argv.slice(2)],
+      [
+        process.execPath,
+        ...process.execArgv,
+        `${FLAG}=16`,
+        module.filename,
+        ...process.argv.slice(2),
+      ],
       process.env,
     );
   } catch {

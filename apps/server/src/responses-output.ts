@@ -21,7 +21,7 @@ function messageId(responseId: string, step: number): string {
   return `msg_${responseId.replace(/^resp_/, '')}_${step}`;
 }
 
-export function messageItem(id: string, text: string, status: string): OutputItem {
+function messageItem(id: string, text: string, status: string): OutputItem {
   return {
     id,
     type: 'message',

@@ -83,7 +83,7 @@ describe('npm start', () => {
     const count = Number(/\((\d+) packages/.exec(header ?? '')?.[1]);
     expect(count).toBeGreaterThanOrEqual(10);
     const built = setup.filter((line) =>
-      /^ {2}@toolwire\/[\w-]+ +(\d+\.\d s|from the cache)  \(\d+\/\d+\)$/.test(line),
+      /^ {2}@toolwire\/[\w-]+ +(\d+\.\d s|from the cache) {2}\(\d+\/\d+\)$/.test(line),
     );
     expect(built).toHaveLength(count);
     expect(built.map((line) => line.trim().split(/\s+/)[0])).toEqual(

@@ -88,8 +88,6 @@ describe('codeModeLimits', () => {
     expect(() => loadConfig({ codeMode: { limits: { timeoutMs: 0 } } })).toThrow(
       /codeMode\.limits\.timeoutMs/,
     );
-    expect(() => loadConfig({ codeMode: { limits: { seconds: 5 } } })).toThrow(
-      /codeMode\.limits/,
-    );
+    expect(() => loadConfig({ codeMode: { limits: { seconds: 5 } } })).toThrow(/codeMode\.limits/);
   });
 });

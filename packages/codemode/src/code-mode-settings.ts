@@ -52,9 +52,7 @@ export function resolveCodeModeSettings(
  * `codeMode.limits` (or `toolwire code run`'s flags of the same names) as sandbox limits:
  * `memoryMb` → `memoryBytes`, `maxOutputKb` → `maxLogBytes` and `maxResultBytes`.
  */
-export function codeModeLimits(
-  limits: CodeModeLimitsConfig | undefined,
-): Partial<ExecutionLimits> {
+export function codeModeLimits(limits: CodeModeLimitsConfig | undefined): Partial<ExecutionLimits> {
   if (!limits) return {};
   const KiB = 1024;
   return {
