@@ -251,13 +251,18 @@ function createProgram(ctx: CliContext): Command {
     .option('--api-key <key>', "the API key (default: the provider's usual environment variable)")
     .addOption(new Option('--mode <mode>', 'how the model gets the tools').choices(CHAT_MODES))
     .option('--once <prompt>', 'answer one prompt, print the answer and exit')
+    .option(
+      '--timeout-ms <ms>',
+      'the longest wait for an answer (default 300000 with --once, none interactively; 0: none)',
+      nonNegativeInteger,
+    )
     .addHelpText(
       'after',
       examples([
         'toolwire chat',
         'toolwire chat --provider ollama --model llama3.2',
         'toolwire chat --provider openai --model gpt-5-mini --once "What is 6*7?"',
-        'toolwire chat --once "hash hello with sha256" --json',
+        'toolwire chat --once "hash hello with sha256" --json --timeout-ms 60000',
         'toolwire chat --provider openai --base-url http://127.0.0.1:1234/v1 --mode code',
       ]),
     )

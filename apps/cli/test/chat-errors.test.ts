@@ -61,8 +61,35 @@ describe('toolwire chat errors', () => {
     ]);
     expect(result.code).toBe(1);
     expect(expectOneLineError(result.stderr)).toMatch(
-      /cannot reach openai at http:\/\/127\.0\.0\.1:9\/v1/,
+      /cannot connect to openai at http:\/\/127\.0\.0\.1:9\/v1/,
     );
+  });
+
+  it('bounds --once by --timeout-ms: a provider that never answers ends it with exit 1', async () => {
+    fake = await startFakeProvider({ provider: 'openai', turns: [{ hang: true }] });
+    const result = await run([
+      ...nativeOnlyConfig(sandbox.home),
+      'chat',
+      '--provider',
+      'openai',
+      '--model',
+      'm',
+      '--base-url',
+      `${fake.url}/v1`,
+      '--api-key',
+      'k',
+      '--timeout-ms',
+      '700',
+      '--once',
+      'hi',
+    ]);
+    expect(result.code).toBe(1);
+    expect(expectOneLineError(result.stderr)).toBe(
+      `error: no answer from openai at ${fake.url}/v1 within 700 ms (--timeout-ms; 0 waits as long as it takes)`,
+    );
+    expect(result.stdout).toBe('');
+    const bad = await run(['chat', '--timeout-ms', 'soon', '--once', 'hi']);
+    expect(bad.code).toBe(2);
   });
 
   it('reports a rejected API key with exit 2', async () => {

@@ -103,11 +103,12 @@ describe('toolwire code prompt', () => {
     expect(plain.stdout).toContain('input schema:\n{');
     expect(plain.stdout).toContain('output schema:\n{');
     expect(plain.stderr).toContain('declares 2 of 2 tools');
-    expect(plain.stderr).toContain('1 tool stay direct');
+    expect(plain.stderr).toContain('1 tool stays direct');
     const small = await run(['--config', file, 'code', 'prompt', '--model', 'small-3b']);
     expect(small.code).toBe(0);
     expect(small.stdout).not.toContain('declare function time(');
     expect(small.stderr).toContain('code mode is off for this model in the config');
+    expect(small.stderr).toContain('2 tools stay direct');
   });
 
   it('says which key is wrong in a bad codeMode section', async () => {

@@ -264,7 +264,7 @@ describe('toolwire chat in a terminal', () => {
         sandbox.env,
       );
       const screen = await terminal.waitFor(/EXITED:\d/);
-      expect(screen).toContain(`error: cannot reach openai at http://127.0.0.1:${port}/v1: `);
+      expect(screen).toContain(`error: cannot connect to openai at http://127.0.0.1:${port}/v1: `);
       expect(screen).toContain('ECONNREFUSED');
       expect(screen).toContain('EXITED:1');
       expect(screen).not.toContain('ask something');

@@ -28,8 +28,10 @@ export class TmuxSession {
     const assignments = Object.entries({ TERM: 'xterm-256color', ...env }).map(
       ([key, value]) => `${key}=${quote(value)}`,
     );
-    // After the program ends, its exit code stays on screen for the test to read.
-    const command = `env -i ${assignments.join(' ')} ${argv.map(quote).join(' ')}; echo "EXITED:$?"; sleep 600`;
+    // After the program ends, its exit code stays on screen for the test to read. The shell
+    // survives a Ctrl-C the terminal turns into SIGINT for the whole foreground group (as a
+    // user's interactive shell does, being outside that group); the program still gets it.
+    const command = `trap : INT; env -i ${assignments.join(' ')} ${argv.map(quote).join(' ')}; echo "EXITED:$?"; sleep 600`;
     this.tmux(
       'new-session',
       '-d',

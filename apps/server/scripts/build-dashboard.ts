@@ -24,6 +24,6 @@ export async function buildDashboard(outDir: string): Promise<void> {
     // One file: nothing is split off, so the page loads exactly /dashboard.js.
     splitting: false,
   });
-  for (const file of ['index.html', 'dashboard.css'])
+  for (const file of ['index.html', 'dashboard.css', 'favicon.svg'])
     copyFileSync(join(SOURCE, file), join(outDir, file));
 }

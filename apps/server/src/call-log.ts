@@ -11,7 +11,15 @@ export class CallLog {
   private readonly entries: LoggedCall[] = [];
   private next = 0;
   private seq = 0;
-  readonly totals = { calls: 0, ok: 0, toolErrors: 0, errors: 0, refused: 0, cached: 0 };
+  readonly totals = {
+    calls: 0,
+    ok: 0,
+    toolErrors: 0,
+    errors: 0,
+    refused: 0,
+    cached: 0,
+    cancelled: 0,
+  };
   private readonly recentDurations: number[] = [];
   private nextDuration = 0;
 
@@ -28,6 +36,7 @@ export class CallLog {
     else if (entry.outcome === 'error') this.totals.errors++;
     else if (entry.outcome === 'refused') this.totals.refused++;
     else if (entry.outcome === 'cached') this.totals.cached++;
+    else if (entry.outcome === 'cancelled') this.totals.cancelled++;
     if (entry.outcome !== 'refused') {
       this.recentDurations[this.nextDuration] = entry.durationMs;
       this.nextDuration = (this.nextDuration + 1) % 1000;
@@ -51,7 +60,15 @@ export class CallLog {
    * the gateway's traffic (its own calls), where `totals` counts everyone's.
    */
   summary(keep: (entry: LoggedCall) => boolean): CallLog['totals'] & { p50: number; p95: number } {
-    const totals = { calls: 0, ok: 0, toolErrors: 0, errors: 0, refused: 0, cached: 0 };
+    const totals = {
+      calls: 0,
+      ok: 0,
+      toolErrors: 0,
+      errors: 0,
+      refused: 0,
+      cached: 0,
+      cancelled: 0,
+    };
     const durations: number[] = [];
     for (const entry of this.ordered()) {
       if (!keep(entry)) continue;
@@ -61,6 +78,7 @@ export class CallLog {
       else if (entry.outcome === 'error') totals.errors++;
       else if (entry.outcome === 'refused') totals.refused++;
       else if (entry.outcome === 'cached') totals.cached++;
+      else if (entry.outcome === 'cancelled') totals.cancelled++;
       if (entry.outcome !== 'refused') durations.push(entry.durationMs);
     }
     return { ...totals, ...this.percentiles(durations) };

@@ -1,137 +1,79 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentResult } from '@toolwire/agent';
-import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
-import { JsonRpcFault, toolErrorOf, type AuthToken } from '@toolwire/forwarder';
-import { toToolResult } from '@toolwire/mcp';
-import { toolContent, type AnyTool, type Message } from '@toolwire/schema';
-import { loadCodeMode } from './code-mode-loader.js';
-import { gatewayToolSource, visibleTools } from './gateway-tool-source.js';
-import { holdsGrant } from './grants.js';
-import { HttpError, markLongLived, readJson, sendJson } from './http-util.js';
-import type { Logger } from './logger.js';
-import type { SharedState } from './shared-state.js';
+import { toolCallArgumentsText, type ToolCall } from '@toolwire/schema';
+import { parseClientTools, parseToolChoice } from './client-tools.js';
+import { ConversationBuilder } from './conversation-builder.js';
+import {
+  gatewayAgent,
+  gatewayToolNames,
+  ownerOf,
+  runOutcome,
+  type ChatContext,
+  type RunOutcome,
+  type RunRequest,
+} from './gateway-agent.js';
+import { markLongLived, readJson, sendJson } from './http-util.js';
+import { isRecord, openAiError, textOf, upstreamFailure } from './openai-error.js';
+import { responseStore, type ResponseStore } from './response-store.js';
 import type { Runtime } from './runtime.js';
 
-export interface ChatContext {
-  runtime: Runtime;
-  token: AuthToken | undefined;
-  shared: SharedState;
-  logger: Logger;
-  maxBody: number;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** OpenAI-style error body (what OpenAI SDKs parse). */
-export function openAiError(
-  status: number,
-  message: string,
-  param: string | null,
-  code: string,
-): HttpError {
-  return new HttpError(status, message, -32602, {}, { type: 'invalid_request_error', param, code });
-}
-
-/** The gateway's tools for the model: every call goes through the forwarder's policy pipeline. */
-function gatewayTools(runtime: Runtime, token: AuthToken | undefined): AnyTool[] {
-  return visibleTools(runtime, token).map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-    ...(tool.annotations ? { annotations: tool.annotations } : {}),
-    execute: async (args: unknown, context: { signal: AbortSignal; toolCallId: string }) => {
-      let result;
-      try {
-        result = await runtime.forwarder.callTool(tool.name, args, {
-          token,
-          signal: context.signal,
-        });
-      } catch (error) {
-        throw error instanceof JsonRpcFault ? toolErrorOf(error) : error;
-      }
-      const converted = toToolResult(
-        { id: context.toolCallId, name: tool.name },
-        result as Parameters<typeof toToolResult>[1],
-      );
-      return toolContent(converted.content, {
-        isError: converted.isError,
-        ...(converted.structuredContent !== undefined
-          ? { structuredContent: converted.structuredContent }
-          : {}),
-      });
-    },
-  })) as AnyTool[];
-}
-
-export interface ParsedRequest {
-  model: string | undefined;
-  system: string | undefined;
-  messages: Message[];
+export interface ParsedChatRequest extends RunRequest {
   stream: boolean;
   includeUsage: boolean;
-  temperature: number | undefined;
-  maxOutputTokens: number | undefined;
+}
+
+/** A number field, or undefined; anything else is a 400 naming it. */
+export function numberField(value: unknown, path: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw openAiError(400, `${path}: expected a number`, path, 'invalid_type');
+  return value;
+}
+
+/** An assistant message's `tool_calls`, checked field by field. */
+function toolCallsOf(raw: unknown, path: string): ToolCall[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw))
+    throw openAiError(400, `${path}: expected an array`, path, 'invalid_type');
+  return raw.map((call: unknown, i) => {
+    const at = `${path}[${i}]`;
+    const fn = isRecord(call) ? call.function : undefined;
+    if (
+      !isRecord(call) ||
+      typeof call.id !== 'string' ||
+      !isRecord(fn) ||
+      typeof fn.name !== 'string' ||
+      (fn.arguments !== undefined && typeof fn.arguments !== 'string')
+    )
+      throw openAiError(
+        400,
+        `${at}: expected { id, type: "function", function: { name, arguments } }`,
+        at,
+        'invalid_type',
+      );
+    return { id: call.id, name: fn.name, arguments: (fn.arguments as string | undefined) ?? '{}' };
+  });
 }
 
 /**
- * The text of an OpenAI message `content`: a string, or text parts of the given types joined by
- * newlines. Chat Completions allows a missing content (`null`); the Responses API does not.
+ * Reads a Chat Completions request: messages (with the client's tool calls and `tool` results),
+ * the client's `tools` and `tool_choice`. An assistant message whose calls the gateway stopped at
+ * gets back the calls the gateway ran itself on the way (kept under its first call's id).
  */
-export function textOf(
-  content: unknown,
-  path: string,
-  partTypes: readonly string[] = ['text'],
-  allowMissing = true,
-): string {
-  if (typeof content === 'string') return content;
-  if (allowMissing && (content === null || content === undefined)) return '';
-  if (Array.isArray(content)) {
-    return content
-      .map((part, i) => {
-        if (
-          isRecord(part) &&
-          partTypes.includes(String(part.type)) &&
-          typeof part.text === 'string'
-        )
-          return part.text;
-        throw openAiError(
-          400,
-          `${path}[${i}]: only ${partTypes.join(', ')} parts are supported`,
-          `${path}[${i}]`,
-          'unsupported_content',
-        );
-      })
-      .join('\n');
-  }
-  throw openAiError(
-    400,
-    `${path}: expected a string or an array of text parts`,
-    path,
-    'invalid_type',
-  );
-}
-
-export function parseChatRequest(body: unknown): ParsedRequest {
+export async function parseChatRequest(
+  body: unknown,
+  options: { gatewayNames?: ReadonlySet<string>; store?: ResponseStore } = {},
+): Promise<ParsedChatRequest> {
   if (!isRecord(body))
     throw openAiError(400, 'The body must be a JSON object', null, 'invalid_type');
-  if (body.tools !== undefined && !(Array.isArray(body.tools) && body.tools.length === 0)) {
-    throw openAiError(
-      400,
-      "tools: this endpoint runs the gateway's own tools server-side; client-defined tools are not accepted",
-      'tools',
-      'unsupported_parameter',
-    );
-  }
+  const clientTools = parseClientTools(body.tools, 'chat', options.gatewayNames ?? new Set());
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     throw openAiError(400, 'messages: expected a non-empty array', 'messages', 'invalid_type');
   }
   const systems: string[] = [];
-  const messages: Message[] = [];
-  body.messages.forEach((raw: unknown, i) => {
+  const conversation = new ConversationBuilder();
+  for (const [i, raw] of (body.messages as unknown[]).entries()) {
     const path = `messages[${i}]`;
     if (!isRecord(raw)) throw openAiError(400, `${path}: expected an object`, path, 'invalid_type');
     switch (raw.role) {
@@ -140,57 +82,65 @@ export function parseChatRequest(body: unknown): ParsedRequest {
         systems.push(textOf(raw.content, `${path}.content`));
         break;
       case 'user':
-        messages.push({ role: 'user', content: textOf(raw.content, `${path}.content`) });
+        conversation.user(textOf(raw.content, `${path}.content`));
         break;
-      case 'assistant':
-        if (Array.isArray(raw.tool_calls) && raw.tool_calls.length > 0) {
+      case 'assistant': {
+        const content = textOf(raw.content, `${path}.content`);
+        const calls = toolCallsOf(raw.tool_calls, `${path}.tool_calls`);
+        const kept = calls[0] ? await options.store?.loadExchange(calls[0].id) : undefined;
+        if (kept) {
+          conversation.restore(kept.before);
+          conversation.assistant(kept.assistant, kept.serverResults);
+        } else {
+          conversation.assistant({
+            role: 'assistant',
+            content,
+            ...(calls.length > 0 ? { toolCalls: calls } : {}),
+          });
+        }
+        break;
+      }
+      case 'tool':
+        if (typeof raw.tool_call_id !== 'string')
           throw openAiError(
             400,
-            `${path}.tool_calls: the gateway runs tools itself; send the conversation without tool calls`,
-            `${path}.tool_calls`,
-            'unsupported_parameter',
+            `${path}.tool_call_id: expected the id of the call it answers`,
+            `${path}.tool_call_id`,
+            'invalid_type',
           );
-        }
-        messages.push({ role: 'assistant', content: textOf(raw.content, `${path}.content`) });
+        conversation.result(raw.tool_call_id, textOf(raw.content, `${path}.content`), path);
         break;
-      case 'tool':
-        throw openAiError(
-          400,
-          `${path}: role "tool" is not accepted: the gateway runs tools itself`,
-          `${path}.role`,
-          'unsupported_parameter',
-        );
       default:
         throw openAiError(
           400,
-          `${path}.role: expected system, developer, user or assistant`,
+          `${path}.role: expected system, developer, user, assistant or tool`,
           `${path}.role`,
           'invalid_value',
         );
     }
-  });
-  const number = (value: unknown, path: string): number | undefined => {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw openAiError(400, `${path}: expected a number`, path, 'invalid_type');
-    }
-    return value;
-  };
+  }
   if (body.model !== undefined && typeof body.model !== 'string') {
     throw openAiError(400, 'model: expected a string', 'model', 'invalid_type');
   }
+  const names = new Set([...(options.gatewayNames ?? []), ...clientTools.map((t) => t.name)]);
   return {
     model: body.model as string | undefined,
     system: systems.length > 0 ? systems.join('\n\n') : undefined,
-    messages,
+    messages: conversation.finish('messages'),
+    clientTools,
+    toolChoice: parseToolChoice(body.tool_choice, 'chat', names),
     stream: body.stream === true,
     includeUsage: isRecord(body.stream_options) && body.stream_options.include_usage === true,
-    temperature: number(body.temperature, 'temperature'),
-    maxOutputTokens: number(body.max_completion_tokens ?? body.max_tokens, 'max_completion_tokens'),
+    temperature: numberField(body.temperature, 'temperature'),
+    maxOutputTokens: numberField(
+      body.max_completion_tokens ?? body.max_tokens,
+      'max_completion_tokens',
+    ),
   };
 }
 
-function finishReason(result: AgentResult): string {
+function finishReason(result: AgentResult, outcome: RunOutcome): string {
+  if (outcome.clientCalls.length > 0) return 'tool_calls';
   if (result.finishReason === 'length') return 'length';
   if (result.finishReason === 'content-filter') return 'content_filter';
   return 'stop';
@@ -204,74 +154,38 @@ function usageOf(result: AgentResult) {
   };
 }
 
+/** The client's calls in OpenAI's shape. */
+function openAiToolCalls(calls: readonly ToolCall[]) {
+  return calls.map((call) => ({
+    id: call.id,
+    type: 'function' as const,
+    function: { name: call.name, arguments: toolCallArgumentsText(call) },
+  }));
+}
+
 /** What tools ran, as an extension field beside the OpenAI shape. */
-export function toolwireSummary(result: AgentResult) {
-  const calls: Array<{ name: string; isError: boolean }> = [];
-  for (const message of result.messages) {
-    if (message.role !== 'tool') continue;
-    for (const r of message.results) calls.push({ name: r.toolName, isError: r.isError });
-  }
-  return { steps: result.steps.length, toolCalls: calls };
+function toolwireSummary(result: AgentResult, outcome: RunOutcome) {
+  return { steps: result.steps.length, toolCalls: outcome.toolCalls };
 }
 
 /**
- * The configured upstream model and an agent over the gateway's tools (code mode's when it is
- * on), as `/v1/chat/completions` and `/v1/responses` both run it. The agent, the provider SDKs
- * and code mode (the TypeScript checker, the sandbox) are imported at the first chat request, so
- * a gateway that only forwards MCP never loads them (it idles in less memory).
+ * `POST /v1/chat/completions`: the agent loop with the gateway's tools against the configured
+ * model. When the model calls one of the client's tools, the answer is those calls
+ * (`finish_reason: "tool_calls"`), and the calls the gateway made on the way are kept for when the
+ * client sends the conversation back with its results.
  */
-export async function gatewayAgent(
-  ctx: ChatContext,
-  request: Pick<ParsedRequest, 'model' | 'system' | 'temperature' | 'maxOutputTokens'>,
-  res: ServerResponse,
-) {
-  const { runtime, token } = ctx;
-  const [{ chatModelFromConfig }, { createAgent }] = await Promise.all([
-    import('./chat-model.js'),
-    import('@toolwire/agent'),
-  ]);
-  const model = chatModelFromConfig(runtime.config, request.model);
-  // codeMode.defaults and codeMode.models[].match decide per model whether it gets execute_code;
-  // a token not granted execute_code gets the tools it may call directly instead.
-  const codeSettings = resolveCodeModeSettings(runtime.config.codeMode, model.modelId);
-  const codeModeTools =
-    codeSettings.enabled && holdsGrant(runtime, token, 'execute_code')
-      ? (await loadCodeMode(runtime.config)).createCodeModeTools({
-          source: gatewayToolSource(runtime, token),
-          ...(token ? { owner: token.client } : {}),
-          excludedTools: codeSettings.excludedTools,
-          pinnedTools: codeSettings.pinnedTools,
-          typecheck: 'warn',
-        })
-      : undefined;
-  // Release the code mode (its source listener, its share of the executor) with the response.
-  res.once('close', () => {
-    codeModeTools?.close().catch((error: unknown) => {
-      ctx.logger.warn('closing code mode failed', { error: String(error) });
-    });
-  });
-  const tools = codeModeTools ?? gatewayTools(runtime, token);
-  const agent = createAgent({
-    model,
-    tools,
-    // An upstream model without tool calling gets the tools in its prompt instead of failing.
-    toolCalling: 'auto',
-    ...(request.system !== undefined ? { system: request.system } : {}),
-    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-    ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
-  });
-  return { model, agent };
-}
-
-/** `POST /v1/chat/completions`: the agent loop with the gateway's tools against the configured model. */
 export async function handleChatCompletions(
   ctx: ChatContext,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const body = await readJson(req, ctx.maxBody);
-  const request = parseChatRequest(body);
-  const { model, agent } = await gatewayAgent(ctx, request, res);
+  const store = responseStore(ctx.shared, ownerOf(ctx.token));
+  const request = await parseChatRequest(body, {
+    gatewayNames: gatewayToolNames(ctx.runtime, ctx.token),
+    store,
+  });
+  const { model, agent, clientNames } = await gatewayAgent(ctx, request, res);
   const controller = new AbortController();
   res.on('close', () => {
     if (!res.writableEnded) controller.abort();
@@ -279,6 +193,10 @@ export async function handleChatCompletions(
   const id = `chatcmpl-${randomUUID().replaceAll('-', '')}`;
   const created = Math.floor(Date.now() / 1000);
   const modelId = model.modelId;
+  const keep = async (outcome: RunOutcome) => {
+    if (outcome.exchange && outcome.clientCalls[0])
+      await store.saveExchange(outcome.clientCalls[0].id, outcome.exchange);
+  };
 
   if (!request.stream) {
     let result: AgentResult;
@@ -287,6 +205,9 @@ export async function handleChatCompletions(
     } catch (error) {
       throw upstreamFailure(error);
     }
+    const outcome = runOutcome(result, request.messages.length, clientNames);
+    await keep(outcome);
+    const calls = outcome.clientCalls;
     sendJson(res, 200, {
       id,
       object: 'chat.completion',
@@ -295,13 +216,18 @@ export async function handleChatCompletions(
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: result.text, refusal: null },
-          finish_reason: finishReason(result),
+          message: {
+            role: 'assistant',
+            content: calls.length > 0 && outcome.text === '' ? null : outcome.text,
+            refusal: null,
+            ...(calls.length > 0 ? { tool_calls: openAiToolCalls(calls) } : {}),
+          },
+          finish_reason: finishReason(result, outcome),
           logprobs: null,
         },
       ],
       usage: usageOf(result),
-      toolwire: toolwireSummary(result),
+      toolwire: toolwireSummary(result, outcome),
     });
     return;
   }
@@ -331,15 +257,25 @@ export async function handleChatCompletions(
     });
     res.write(chunk({ role: 'assistant', content: '' }, null));
   };
+  let callIndex = 0;
   try {
     for await (const event of agent.stream(request.messages, { signal: controller.signal })) {
       if (event.type === 'text-delta' && event.delta !== '') {
         start();
         res.write(chunk({ content: event.delta }, null));
+      } else if (event.type === 'tool-call' && clientNames.has(event.toolCall.name)) {
+        // The client's call, whole, as the last delta of its index.
+        start();
+        const [call] = openAiToolCalls([event.toolCall]);
+        res.write(chunk({ tool_calls: [{ index: callIndex++, ...call }] }, null));
       } else if (event.type === 'finish') {
         start();
+        const outcome = runOutcome(event.result, request.messages.length, clientNames);
+        await keep(outcome);
         res.write(
-          chunk({}, finishReason(event.result), { toolwire: toolwireSummary(event.result) }),
+          chunk({}, finishReason(event.result, outcome), {
+            toolwire: toolwireSummary(event.result, outcome),
+          }),
         );
         if (request.includeUsage) {
           res.write(
@@ -359,59 +295,6 @@ export async function handleChatCompletions(
       `data: ${JSON.stringify({ error: { message: (error as Error).message, type: 'server_error' } })}\n\n`,
     );
   }
-}
-
-const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  405: 'invalid_request_error',
-  413: 'invalid_request_error',
-  429: 'rate_limit_error',
-};
-
-/**
- * Errors of the OpenAI-compatible endpoints in OpenAI's shape,
- * `{ "error": { "message", "type", "param", "code" } }`, which OpenAI SDKs parse.
- */
-export function sendOpenAiError(res: ServerResponse, error: unknown): void {
-  const status = error instanceof HttpError ? error.status : 500;
-  const data = error instanceof HttpError && isRecord(error.data) ? error.data : {};
-  const message =
-    error instanceof HttpError
-      ? error.message
-      : `Internal error: ${error instanceof Error ? error.message : String(error)}`;
-  sendJson(
-    res,
-    status,
-    {
-      error: {
-        message,
-        type:
-          typeof data.type === 'string'
-            ? data.type
-            : (ERROR_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error')),
-        param: typeof data.param === 'string' ? data.param : null,
-        code: typeof data.code === 'string' ? data.code : null,
-      },
-    },
-    error instanceof HttpError ? error.headers : {},
-  );
-}
-
-/** A failure of the upstream model: 502, with its message. */
-export function upstreamFailure(error: unknown): HttpError {
-  const message = error instanceof Error ? error.message : String(error);
-  return new HttpError(
-    502,
-    `The upstream model failed: ${message}`,
-    -32603,
-    {},
-    {
-      type: 'upstream_error',
-    },
-  );
 }
 
 /** `GET /v1/models`: the configured model, so OpenAI clients that list models find it. */

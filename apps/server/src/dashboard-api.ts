@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
+import { codeModeLimits, resolveCodeModeSettings } from '@toolwire/codemode/settings';
 import { isKnownProtocol, JsonRpcFault, type AuthToken } from '@toolwire/forwarder';
 import type { CallLog } from './call-log.js';
+import { codeModeWarmth, warmUpCodeMode } from './code-mode-warm-up.js';
+import type { Logger } from './logger.js';
 import { HttpError, readJson, sendJson } from './http-util.js';
 import type { SharedState } from './shared-state.js';
 import { loadCodeMode, sandboxRefusal } from './code-mode-loader.js';
@@ -17,6 +19,7 @@ export interface DashboardApiContext {
   callLog: CallLog;
   maxBody: number;
   startedAt: number;
+  logger: Logger;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -69,6 +72,8 @@ export async function handleDashboardApi(
   const ownCall = (client: string): boolean => token === undefined || client === token.client;
 
   if (path === '/api/overview' && req.method === 'GET') {
+    // Someone has the dashboard open: its playground's first run should not wait for the sandbox.
+    if (codeModeWarmth() === 'cold') void warmUpCodeMode(ctx.logger, 'the dashboard is open');
     sendJson(res, 200, {
       gateway: {
         version: '0.1.0',
@@ -81,6 +86,7 @@ export async function handleDashboardApi(
         codeMode: resolveCodeModeSettings(runtime.config.codeMode, runtime.config.chat?.model)
           .enabled,
         chatModel: runtime.config.chat?.model ?? null,
+        sandbox: codeModeWarmth(),
       },
       servers: visibleServers(runtime, token),
       tools: visibleTools(runtime, token),
@@ -95,7 +101,11 @@ export async function handleDashboardApi(
     if (!Number.isFinite(after) || after < 0)
       throw new HttpError(400, 'after: expected a non-negative number');
     const calls = ctx.callLog.after(after, mayCall).filter((call) => ownCall(call.client));
-    sendJson(res, 200, { calls });
+    // Calls still going after a second, with their latest progress: the log shows them running.
+    const running = pipeline
+      .runningCalls()
+      .filter((call) => ownCall(call.client) && mayCall(call.tool));
+    sendJson(res, 200, { calls, running });
     return;
   }
   if (path === '/api/call' && req.method === 'POST') {
@@ -165,7 +175,7 @@ export async function handleDashboardApi(
       source: gatewayToolSource(runtime, token),
       ...(token ? { owner: token.client } : {}),
       typecheck,
-      limits: { timeoutMs: 10_000 },
+      limits: codeModeLimits(runtime.config.codeMode?.limits),
       signal: controller.signal,
     }).catch((error: unknown) => {
       throw sandboxRefusal(error) ?? error;

@@ -15,6 +15,9 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/dashboard.js': { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
   '/dashboard.css': { file: 'dashboard.css', type: 'text/css; charset=utf-8' },
+  // The page links the SVG; a browser that asks for /favicon.ico anyway gets it too (not a 404).
+  '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+  '/favicon.ico': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
 
 /**
@@ -41,7 +44,7 @@ function read(file: string): Buffer {
   return content;
 }
 
-/** Serves one of the dashboard's files (`/`, `/dashboard.js`, `/dashboard.css`). */
+/** Serves one of the dashboard's files (`/`, `/dashboard.js`, `/dashboard.css`, the icon). */
 export function serveDashboardAsset(path: string, req: IncomingMessage, res: ServerResponse): void {
   const asset = FILES[path]!;
   const body = read(asset.file);

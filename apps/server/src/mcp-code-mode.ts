@@ -1,5 +1,5 @@
 import type { CodeMode } from '@toolwire/codemode';
-import { resolveCodeModeSettings } from '@toolwire/codemode/settings';
+import { codeModeLimits, resolveCodeModeSettings } from '@toolwire/codemode/settings';
 import type { AuthToken, CallerToolsProvider, CallerToolSource } from '@toolwire/forwarder';
 import type { ToolwireConfig } from '@toolwire/mcp';
 import { loadCodeMode } from './code-mode-loader.js';
@@ -15,7 +15,8 @@ const TYPECHECK = 'warn';
  * caller's token, so policy, rate limits, audit and the call log treat them as the caller's own.
  *
  * `@toolwire/codemode` (the TypeScript checker, the sandbox) is imported on the first `tools/list`
- * or call of `/mcp` that needs it, never at start or with code mode off.
+ * or call of `/mcp` that needs it, or when the gateway warms it up after `listening`; never with
+ * code mode off. Scripts run within `codeMode.limits`.
  */
 export function mcpCodeMode(config: ToolwireConfig): CallerToolsProvider | undefined {
   const settings = resolveCodeModeSettings(config.codeMode);
@@ -27,16 +28,22 @@ export function mcpCodeMode(config: ToolwireConfig): CallerToolsProvider | undef
   const modes = new Map<AuthToken | undefined, Promise<CodeMode>>();
   let closed = false;
 
+  const limits = codeModeLimits(config.codeMode?.limits);
+
   async function open(tools: CallerToolSource, token: AuthToken | undefined): Promise<CodeMode> {
     const { createCodeMode } = await load();
-    return createCodeMode({
+    const codeMode = createCodeMode({
       source: tools,
       // Each token's scripts and type checks get their fair share of the shared sandbox.
       ...(token ? { owner: token.client } : {}),
       excludedTools: settings.excludedTools,
       pinnedTools: settings.pinnedTools,
       typecheck: TYPECHECK,
+      limits,
     });
+    // This caller's declarations checked once now: its first execute_code does not parse them.
+    codeMode.warmUp();
+    return codeMode;
   }
 
   return {

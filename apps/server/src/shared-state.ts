@@ -22,7 +22,42 @@ export interface SharedState extends SessionStore {
   publishCancel(sessionId: string, requestId: string | number): void;
   /** Called with cancellations published by other instances. */
   onCancel(listener: (sessionId: string, requestId: string | number) => void): void;
+  /**
+   * Keeps a value for `ttlMs` where every instance reads it (the conversations the OpenAI-compatible
+   * endpoints keep for `previous_response_id`). In memory, the oldest go first past a cap.
+   */
+  putValue(key: string, value: string, ttlMs: number): Promise<void>;
+  /** A value kept with `putValue`, unless it expired (or Redis does not answer). */
+  getValue(key: string): Promise<string | undefined>;
   close(): Promise<void>;
+}
+
+/** Values the memory state keeps at most (the oldest are dropped first). */
+const MEMORY_VALUES = 2_000;
+
+/** `putValue`/`getValue` in memory: insertion order is age order, so the first entry is the oldest. */
+function memoryValues(): Pick<SharedState, 'putValue' | 'getValue'> {
+  const values = new Map<string, { value: string; expires: number }>();
+  return {
+    putValue(key, value, ttlMs) {
+      values.delete(key);
+      values.set(key, { value, expires: Date.now() + ttlMs });
+      for (const oldest of values.keys()) {
+        if (values.size <= MEMORY_VALUES) break;
+        values.delete(oldest);
+      }
+      return Promise.resolve();
+    },
+    getValue(key) {
+      const entry = values.get(key);
+      if (!entry) return Promise.resolve(undefined);
+      if (entry.expires <= Date.now()) {
+        values.delete(key);
+        return Promise.resolve(undefined);
+      }
+      return Promise.resolve(entry.value);
+    },
+  };
 }
 
 function digest(value: string): string {
@@ -48,6 +83,7 @@ export function createMemoryState(): SharedState {
     // One instance: the request is running here or not at all.
     publishCancel: () => {},
     onCancel: () => {},
+    ...memoryValues(),
     close: () => Promise.resolve(),
   };
 }
@@ -188,6 +224,19 @@ export function createRedisState(url: string, logger: Logger): SharedState {
     },
     onCancel(listener) {
       cancelListeners.add(listener);
+    },
+    async putValue(key, value, ttlMs) {
+      await withTimeout(redis.set(`${PREFIX}value:${key}`, value, 'PX', ttlMs), 2000);
+    },
+    async getValue(key) {
+      try {
+        return (await withTimeout(redis.get(`${PREFIX}value:${key}`))) ?? undefined;
+      } catch (error) {
+        logger.warn('redis unavailable: a kept value was not read', {
+          error: (error as Error).message,
+        });
+        return undefined;
+      }
     },
     async close() {
       cancelListeners.clear();

@@ -6,7 +6,7 @@ import type { ToolwireConfig } from '@toolwire/mcp/node';
 import { queuedConnections } from './accept-queue.js';
 import { runtimeBuilder } from './build-runtime.js';
 import { CallLog } from './call-log.js';
-import { sendOpenAiError } from './chat-completions.js';
+import { sendOpenAiError } from './openai-error.js';
 import { configSource, watchConfigFile } from './config-source.js';
 import {
   HttpError,
@@ -20,6 +20,7 @@ import {
 import { createJsonLogger, logLevelFromEnv, type Logger } from './logger.js';
 import { toolListing } from './readiness.js';
 import { createRouter } from './routes.js';
+import { usesCodeMode, warmUpCodeMode } from './code-mode-warm-up.js';
 import type { Runtime } from './runtime.js';
 import { createMemoryState, createRedisState, type SharedState } from './shared-state.js';
 import { pinsKeeper } from './tool-pins.js';
@@ -233,6 +234,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           file: source.file,
           tools: runtime.forwarder.pipeline.tools().size,
         });
+        if (usesCodeMode(config)) void warmUpCodeMode(logger, 'codeMode is on');
         // Connected clients hear of a differing tool list at once (and of prompts and resources
         // whenever the upstreams changed: those lists are not held here to compare).
         if (toolListing(old) !== toolListing(runtime)) sessions.broadcast('tools');
@@ -371,6 +373,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     tools: runtime.forwarder.pipeline.tools().size,
     redis: shared.kind === 'redis',
   });
+  // Code mode serves its first run at full speed: loaded in the background, after `listening`.
+  if (usesCodeMode(runtime.config)) void warmUpCodeMode(logger, 'codeMode is on');
 
   let closing: Promise<void> | undefined;
   async function close(drainMs = options.drainMs ?? 0): Promise<void> {

@@ -130,7 +130,7 @@ describe.skipIf(!CHROMIUM)(
       await page.goto(`${gw.url}/`);
       // No data without a token.
       await page.getByPlaceholder('auth.tokens[].token').waitFor();
-      expect(await page.getByTestId('tool-list').locator('li').count()).toBe(0);
+      expect(await page.getByTestId('tool-list').locator('li[data-tool]').count()).toBe(0);
       await page.getByPlaceholder('auth.tokens[].token').fill(TOKEN);
       await page.getByRole('button', { name: 'Sign in' }).click();
 
@@ -195,7 +195,7 @@ describe.skipIf(!CHROMIUM)(
         .getByTestId('auth-error')
         .getByText(/refused/)
         .waitFor();
-      expect(await page.getByTestId('tool-list').locator('li').count()).toBe(0);
+      expect(await page.getByTestId('tool-list').locator('li[data-tool]').count()).toBe(0);
 
       await signIn(page, TOKEN);
       await page.getByTestId('tool-list').locator('li[data-tool="fx__add"]').waitFor();
@@ -212,10 +212,10 @@ describe.skipIf(!CHROMIUM)(
 
       await page.getByTestId('sign-out').click();
       await page.getByPlaceholder('auth.tokens[].token').waitFor();
-      expect(await page.getByTestId('tool-list').locator('li').count()).toBe(0);
+      expect(await page.getByTestId('tool-list').locator('li[data-tool]').count()).toBe(0);
       await page.reload();
       await page.getByPlaceholder('auth.tokens[].token').waitFor();
-      expect(await page.getByTestId('tool-list').locator('li').count()).toBe(0);
+      expect(await page.getByTestId('tool-list').locator('li[data-tool]').count()).toBe(0);
       expect(errors).toEqual([]);
       await page.close();
     }, 90_000);

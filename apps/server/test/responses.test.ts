@@ -96,22 +96,36 @@ describe('POST /v1/responses', () => {
         'response.output_item.done',
       ]),
     );
-    expect(completed.output[0].content[0].text).toBe('Six times seven is 42.');
+    // The gateway's own call is listed before the answer, as an mcp_call with its output.
+    expect(completed.output.map((item: any) => item.type)).toEqual(['mcp_call', 'message']);
+    expect(completed.output[0]).toMatchObject({ name: 'calculate', status: 'completed' });
+    expect(completed.output[0].output).toContain('42');
+    expect(completed.output[1].content[0].text).toBe('Six times seven is 42.');
     expect(completed.usage.total_tokens).toBe(17);
   });
 
-  it('refuses client tools, tool items and previous_response_id with a 400 naming the field', async () => {
+  it('refuses tools, items and ids it cannot serve with a 400 naming the field', async () => {
+    // Function tools are welcome (client-tools.test.ts); the provider's own tools are not offered.
     await expect(
       client.responses.create({
         model: 'fake-model',
         input: 'hi',
-        tools: [{ type: 'function', name: 'mine', parameters: { type: 'object' }, strict: false }],
+        tools: [{ type: 'web_search' }],
       }),
-    ).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/tools/) });
+    ).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/tools\[0\]\.type/) });
     await expect(
       client.responses.create({
         model: 'fake-model',
         input: [{ type: 'function_call_output', call_id: 'call_1', output: '42' }],
+      }),
+    ).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/input\[0\]: no tool call "call_1" before it/),
+    });
+    await expect(
+      client.responses.create({
+        model: 'fake-model',
+        input: [{ type: 'computer_call_output', call_id: 'c', output: {} } as never],
       }),
     ).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/input\[0\]\.type/) });
     await expect(

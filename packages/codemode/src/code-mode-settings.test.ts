@@ -1,6 +1,6 @@
 import { loadConfig } from '@toolwire/mcp/node';
 import { describe, expect, it } from 'vitest';
-import { resolveCodeModeSettings } from './code-mode-settings.js';
+import { codeModeLimits, resolveCodeModeSettings } from './code-mode-settings.js';
 
 // Seed 002's shape: defaults for every model, and per-model overrides.
 const config = loadConfig({
@@ -69,5 +69,25 @@ describe('resolveCodeModeSettings', () => {
     expect(() => loadConfig({ codeMode: { models: [{ match: 'x', excluded: [] }] } })).toThrow(
       /codeMode\.models\[0\]\.excluded/,
     );
+  });
+});
+
+describe('codeModeLimits', () => {
+  it('reads codeMode.limits (the config file, validated) as sandbox limits', () => {
+    const limited = loadConfig({
+      codeMode: { limits: { timeoutMs: 5000, memoryMb: 32, maxOutputKb: 8, maxToolCalls: 0 } },
+    });
+    expect(codeModeLimits(limited.codeMode?.limits)).toEqual({
+      timeoutMs: 5000,
+      memoryBytes: 32 * 1024 * 1024,
+      maxLogBytes: 8 * 1024,
+      maxResultBytes: 8 * 1024,
+      maxToolCalls: 0,
+    });
+    expect(codeModeLimits(undefined)).toEqual({});
+    expect(() => loadConfig({ codeMode: { limits: { timeoutMs: 0 } } })).toThrow(
+      /codeMode\.limits\.timeoutMs/,
+    );
+    expect(() => loadConfig({ codeMode: { limits: { seconds: 5 } } })).toThrow(/codeMode\.limits/);
   });
 });

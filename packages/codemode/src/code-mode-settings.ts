@@ -1,4 +1,5 @@
-import type { CodeModeConfig } from '@toolwire/config';
+import type { CodeModeConfig, CodeModeLimitsConfig } from '@toolwire/config';
+import type { ExecutionLimits } from '@toolwire/executor';
 import { matchesGlob } from '@toolwire/schema';
 
 /** The `codeMode` section of `toolwire.config.json`, as its schema in `@toolwire/config` says. */
@@ -44,5 +45,22 @@ export function resolveCodeModeSettings(
     excludedTools: [...(pick('excludedTools') ?? [])],
     pinnedTools: [...(pick('pinnedTools') ?? [])],
     ...(matched !== undefined ? { matched } : {}),
+  };
+}
+
+/**
+ * `codeMode.limits` (or `toolwire code run`'s flags of the same names) as sandbox limits:
+ * `memoryMb` → `memoryBytes`, `maxOutputKb` → `maxLogBytes` and `maxResultBytes`.
+ */
+export function codeModeLimits(limits: CodeModeLimitsConfig | undefined): Partial<ExecutionLimits> {
+  if (!limits) return {};
+  const KiB = 1024;
+  return {
+    ...(limits.timeoutMs !== undefined ? { timeoutMs: limits.timeoutMs } : {}),
+    ...(limits.memoryMb !== undefined ? { memoryBytes: limits.memoryMb * KiB * KiB } : {}),
+    ...(limits.maxOutputKb !== undefined
+      ? { maxLogBytes: limits.maxOutputKb * KiB, maxResultBytes: limits.maxOutputKb * KiB }
+      : {}),
+    ...(limits.maxToolCalls !== undefined ? { maxToolCalls: limits.maxToolCalls } : {}),
   };
 }

@@ -300,6 +300,33 @@ try {
     expect(outputSchema.validate(failed.structuredContent)).toMatchObject({ success: true });
   });
 
+  it("bounds a run by execute_code's own timeoutMs, never past the code mode's limit", async () => {
+    const { executeCodeTool } = codeMode({ typecheck: 'off', limits: { timeoutMs: 1500 } });
+    expect(executeCodeTool.inputSchema).toMatchObject({
+      properties: {
+        timeoutMs: { type: 'integer', description: expect.stringContaining('most: 1500') },
+      },
+      required: ['code'],
+    });
+    const own = await execute(executeCodeTool, { code: 'while (true) {}', timeoutMs: 200 });
+    expect(own.structuredContent).toMatchObject({
+      ok: false,
+      error: { kind: 'timeout', message: expect.stringContaining('within 200 ms') },
+    });
+    // More than the limit is cut to the limit, not refused.
+    const capped = await execute(executeCodeTool, { code: 'while (true) {}', timeoutMs: 60_000 });
+    expect(capped.structuredContent).toMatchObject({
+      error: { kind: 'timeout', message: expect.stringContaining('within 1500 ms') },
+    });
+    const fallback = await execute(executeCodeTool, { code: 'while (true) {}' });
+    expect(fallback.structuredContent).toMatchObject({
+      error: { kind: 'timeout', message: expect.stringContaining('within 1500 ms') },
+    });
+    expect(
+      (await execute(executeCodeTool, { code: 'return 6 * 7', timeoutMs: 200 })).structuredContent,
+    ).toMatchObject({ ok: true, returned: 42 });
+  });
+
   it('keeps excluded tools and direct-mode tools as direct tools, and offers "both" tools both ways', async () => {
     const mode = codeMode({
       excludedTools: ['take_screenshot'],

@@ -48,8 +48,12 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   };
   // A host that knows who called (the forwarder) passes their tools: the code calls as them.
   const build = (): CodeTools =>
-    buildCodeTools(source, modes, options, defaultTypecheck, (code, context) =>
-      run(code, { signal: context.signal, ...(context.tools ? { tools: context.tools } : {}) }),
+    buildCodeTools(source, modes, options, defaultTypecheck, (code, context, timeoutMs) =>
+      run(code, {
+        signal: context.signal,
+        ...(context.tools ? { tools: context.tools } : {}),
+        ...(timeoutMs !== undefined ? { limits: { timeoutMs } } : {}),
+      }),
     );
   let state: CodeTools | undefined;
   const current = (): CodeTools => (state ??= build());

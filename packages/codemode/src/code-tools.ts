@@ -9,7 +9,7 @@ import {
   type ToolExecutionContext,
   type ToolSource,
 } from '@toolwire/schema';
-import type { HostFunction } from '@toolwire/executor';
+import { resolveLimits, type HostFunction } from '@toolwire/executor';
 import type {
   CodeModeOptions,
   CodeRunResult,
@@ -62,7 +62,11 @@ export function buildCodeTools(
   modes: ReadonlyMap<string, ToolMode>,
   options: CodeModeOptions,
   typecheck: CodeModeOptions['typecheck'] & string,
-  run: (code: string, context: ToolExecutionContext) => Promise<CodeRunResult>,
+  run: (
+    code: string,
+    context: ToolExecutionContext,
+    timeoutMs: number | undefined,
+  ) => Promise<CodeRunResult>,
 ): CodeTools {
   const sourceTools = source.listTools();
   const codeTools = sourceTools.filter((tool) => (modes.get(tool.name) ?? 'code') !== 'direct');
@@ -157,6 +161,7 @@ export function buildCodeTools(
     executeCodeTool: createExecuteCodeTool(
       options.toolName ?? EXECUTE_CODE_TOOL_NAME,
       description.text,
+      resolveLimits(options.limits).timeoutMs,
       run,
     ),
     directTools: directToolsOf(source, sourceTools, directNames),

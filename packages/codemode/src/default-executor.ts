@@ -6,6 +6,8 @@ let sharedExecutor: Executor | undefined;
 /** Code modes using the shared executor and not yet closed. */
 let sharedUsers = 0;
 let runShare: FairShareOptions | undefined;
+/** Whether a warm-up with `keep` holds the shared executor open (one use, for the process). */
+let keptOpen = false;
 
 /** The QuickJS executor code modes share when given none, made on first use. */
 export function defaultExecutor(): Executor {
@@ -44,6 +46,10 @@ export function holdSharedSandbox(): () => Promise<void> {
  * needs it later). Normally not needed: it closes when the last code mode using it is closed.
  */
 export async function closeDefaultExecutor(): Promise<void> {
+  if (keptOpen) {
+    keptOpen = false;
+    sharedUsers = Math.max(0, sharedUsers - 1);
+  }
   const executor = sharedExecutor;
   sharedExecutor = undefined;
   await executor?.close();
@@ -69,13 +75,20 @@ export function configureSharedSandbox(share: {
  * Starts the shared sandbox now, before the first run needs it: `runners` of the default
  * executor's runners (default 1; the engine loaded) and, unless `typecheck` is false, `checkers` of
  * the type checker's workers (default 1; TypeScript loaded, its lib files parsed). A gateway warms
- * them all, so the first runs of several owners at once wait for no engine. Returns at once; what
- * it starts loads in the background and never keeps the process alive.
+ * them all, so the first runs of several owners at once wait for no engine. With `keep`, the
+ * checkers stay started when idle and the executor stays open when the last code mode using it
+ * closes (a server whose runs each make and close a code mode). Returns at once; what it starts
+ * loads in the background and never keeps the process alive.
  */
 export function warmUpSharedSandbox(
-  options: { typecheck?: boolean; runners?: number; checkers?: number } = {},
+  options: { typecheck?: boolean; runners?: number; checkers?: number; keep?: boolean } = {},
 ): void {
-  if (options.typecheck !== false) sharedTypeChecker().warmUp(options.checkers ?? 1);
+  if (options.typecheck !== false)
+    sharedTypeChecker().warmUp(options.checkers ?? 1, { keep: options.keep === true });
+  if (options.keep && !keptOpen) {
+    keptOpen = true;
+    useDefaultExecutor();
+  }
   // A runner that cannot start is reported by the run that needs it.
   defaultExecutor()
     .warmUp(options.runners ?? 1)

@@ -10,11 +10,20 @@ import type { CodeRunResult } from './code-mode-types.js';
 
 export const EXECUTE_CODE_TOOL_NAME = 'execute_code';
 
-/** The `execute_code` tool: runs the code it is given and answers with what happened. */
+/**
+ * The `execute_code` tool: runs the code it is given and answers with what happened. The caller
+ * may bound a run with its own `timeoutMs`, up to `maxTimeoutMs` (the code mode's limit, also the
+ * default); more is cut to the limit rather than refused.
+ */
 export function createExecuteCodeTool(
   name: string,
   description: string,
-  run: (code: string, context: ToolExecutionContext) => Promise<CodeRunResult>,
+  maxTimeoutMs: number,
+  run: (
+    code: string,
+    context: ToolExecutionContext,
+    timeoutMs: number | undefined,
+  ) => Promise<CodeRunResult>,
 ): AnyTool {
   return {
     name,
@@ -26,14 +35,26 @@ export function createExecuteCodeTool(
           type: 'string',
           description: 'TypeScript function body',
         },
+        timeoutMs: {
+          type: 'integer',
+          minimum: 1,
+          description: `Stop the run after this many milliseconds, tool calls included (default and most: ${maxTimeoutMs})`,
+        },
       },
       required: ['code'],
       additionalProperties: false,
     },
     outputSchema: EXECUTE_CODE_OUTPUT_SCHEMA,
-    execute: async (args: { code: string }, context): Promise<ToolContentOutput> => {
+    execute: async (
+      args: { code: string; timeoutMs?: number },
+      context,
+    ): Promise<ToolContentOutput> => {
+      const timeoutMs =
+        typeof args.timeoutMs === 'number' && args.timeoutMs >= 1
+          ? Math.min(Math.floor(args.timeoutMs), maxTimeoutMs)
+          : undefined;
       // A host that knows who called (the forwarder) passes their tools: the code calls as them.
-      const result = await run(args.code, context);
+      const result = await run(args.code, context, timeoutMs);
       return toolContent([{ type: 'text', text: formatRunResult(result) }], {
         isError: !result.ok,
         structuredContent: structuredRunResult(result),

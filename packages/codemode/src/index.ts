@@ -64,7 +64,7 @@ export type {
   SourceCallOptions,
 } from './tool-source.js';
 export { unwrapToolResult } from './unwrap-tool-result.js';
-export { resolveCodeModeSettings } from './code-mode-settings.js';
+export { codeModeLimits, resolveCodeModeSettings } from './code-mode-settings.js';
 export type {
   CodeModeConfigSection,
   CodeModeSettings,

@@ -48,6 +48,8 @@ export interface TypeCheckOutcome {
  */
 export class IsolatedTypeChecker {
   private readonly limits: { timeoutMs: number; memoryMb: number; idleMs: number };
+  /** The first this-many slots keep their workers when idle (`warmUp` with `keep`). */
+  private kept = 0;
   private readonly checker: TypeCheckerOptions;
   private readonly slots: Array<{
     worker: CheckerWorker | undefined;
@@ -119,8 +121,13 @@ export class IsolatedTypeChecker {
     }
   }
 
-  /** Starts `count` workers (TypeScript and its lib files loaded) before checks need them. */
-  warmUp(count = 1): void {
+  /**
+   * Starts `count` workers (TypeScript and its lib files loaded) before checks need them. With
+   * `keep`, those workers are not stopped when idle (a gateway serving code mode keeps its first
+   * check fast whenever it comes); a worker that hit a limit is still replaced at the next check.
+   */
+  warmUp(count = 1, options: { keep?: boolean } = {}): void {
+    if (options.keep) this.kept = Math.max(this.kept, Math.min(count, this.slots.length));
     for (const slot of this.slots.slice(0, count)) {
       if (!slot.worker || slot.worker.retired) slot.worker = this.spawn(slot);
       this.scheduleIdle(slot);
@@ -177,6 +184,7 @@ export class IsolatedTypeChecker {
 
   private scheduleIdle(slot: (typeof this.slots)[number]): void {
     clearTimeout(slot.idle);
+    if (this.slots.indexOf(slot) < this.kept) return;
     slot.idle = setTimeout(() => {
       if (slot.busy) return;
       slot.worker?.retire();

@@ -324,9 +324,41 @@ const codeModeSettings = {
   ),
 };
 
+/**
+ * `codeMode.limits`: the sandbox limits of every script the gateway runs (`execute_code` on
+ * `/mcp`, code mode on the chat endpoints, the dashboard's playground); the names of
+ * `toolwire code run`'s flags.
+ */
+const codeModeLimitsConfigSchema = Type.Object(
+  {
+    timeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Longest a script may run, its tool calls included (default 30000); execute_code may ask for less with its own timeoutMs.',
+      }),
+    ),
+    memoryMb: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Heap of the sandbox, in MB (default 64).' }),
+    ),
+    maxOutputKb: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Console output kept, and the largest returned value, in KB (default 64 and 1024).',
+      }),
+    ),
+    maxToolCalls: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Tool calls one script may make (default 256).' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const codeModeConfigSchema = Type.Object(
   {
     ...codeModeSettings,
+    limits: Type.Optional(codeModeLimitsConfigSchema),
     defaults: Type.Optional(
       Type.Object(codeModeSettings, {
         additionalProperties: false,
@@ -476,6 +508,7 @@ export type CallerLimitsConfig = Static<typeof callerLimitsConfigSchema>;
 export type UpstreamAuthConfig = Static<typeof upstreamAuthConfigSchema>;
 export type PathRuleConfig = Static<typeof pathRuleConfigSchema>;
 export type CodeModeConfig = Static<typeof codeModeConfigSchema>;
+export type CodeModeLimitsConfig = Static<typeof codeModeLimitsConfigSchema>;
 export type NativeToolName = NonNullable<ToolwireConfig['nativeTools']>[number];
 export type TransportKind = 'stdio' | 'http' | 'sse';
 export type ProtocolMode = NonNullable<McpServerConfig['protocol']>;

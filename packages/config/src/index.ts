@@ -27,6 +27,7 @@ export type {
   TokenExchangeAuthConfig,
   PathRuleConfig,
   CodeModeConfig,
+  CodeModeLimitsConfig,
   NativeToolName,
   TransportKind,
   ProtocolMode,

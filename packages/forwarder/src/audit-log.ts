@@ -7,8 +7,16 @@ export interface AuditEntry {
   tool: string;
   upstream: string;
   durationMs: number;
-  /** `initiated`: the call has run for a second and is still going (its outcome line follows). */
-  outcome: 'ok' | 'tool_error' | 'error' | 'refused' | 'cached' | 'initiated';
+  /**
+   * `initiated`: the call has run for a second and is still going (its outcome line follows, with
+   * the same `callId`). `cancelled`: the caller went away or cancelled it before it finished.
+   */
+  outcome: 'ok' | 'tool_error' | 'error' | 'refused' | 'cached' | 'cancelled' | 'initiated';
+  /**
+   * Set on the lines of a call that ran for more than a second: its `initiated` line and its
+   * outcome line carry the same number (and `runningCalls()` lists it meanwhile).
+   */
+  callId?: number;
   /** The client's network address, when the call came over HTTP. */
   address?: string;
   error?: string;

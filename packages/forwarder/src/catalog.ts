@@ -231,9 +231,11 @@ export class Catalog {
           `Upstream "${server}" offers no ${fn} through this registry`,
         );
       }
-      return (method as (p: unknown, o?: unknown) => Promise<unknown>).call(client, params, {
-        signal,
-      });
+      return (method as (p: unknown, o?: unknown) => Promise<unknown>)
+        .call(client, params, { signal })
+        .catch((error: unknown) => {
+          throw upstreamFault(error);
+        });
     };
     switch (method) {
       case 'resources/list':
@@ -337,4 +339,16 @@ export class Catalog {
     const owner = this.knownOwner(uri);
     return owner !== undefined && servers.includes(owner) ? owner : undefined;
   }
+}
+
+/**
+ * An upstream's JSON-RPC error, as the MCP SDK client rejects with it (an error with an integer
+ * `code`, its `message` and `data` as the upstream sent them), passed on unchanged: the client
+ * reads `-32602 Resource … not found` as the upstream wrote it, not an internal error of ours.
+ */
+function upstreamFault(error: unknown): unknown {
+  if (error instanceof JsonRpcFault || !(error instanceof Error)) return error;
+  const { code, data } = error as Error & { code?: unknown; data?: unknown };
+  if (typeof code !== 'number' || !Number.isInteger(code)) return error;
+  return new JsonRpcFault(code, error.message, data);
 }

@@ -82,6 +82,7 @@ export type {
 export { createJsonLinesAuditSink, isoTimeNow, lineBatcher, redactArguments } from './audit-log.js';
 export type { LineBatcher } from './audit-log.js';
 export type { AuditEntry, AuditSink } from './audit-log.js';
+export type { CallProgress, RunningCallView } from './call/call-record.js';
 export { UpstreamError } from './http-upstream.js';
 export type { UpstreamFailureKind } from './http-upstream.js';
 export { JsonRpcFault, invalidIdReason, toolErrorOf } from './json-rpc.js';

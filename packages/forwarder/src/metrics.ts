@@ -32,7 +32,7 @@ export class ForwarderMetrics {
     const registers = [this.registry];
     this.calls = new Counter({
       name: `${prefix}calls_total`,
-      help: 'Tool calls handled, by outcome (ok, tool_error, error, refused, cached).',
+      help: 'Tool calls handled, by outcome (ok, tool_error, error, refused, cached, cancelled).',
       labelNames: ['tool', 'upstream', 'outcome'],
       registers,
     });

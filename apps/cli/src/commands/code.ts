@@ -216,7 +216,7 @@ export async function codePromptCommand(
       const direct = codeMode.directTools.length;
       ctx.stderr.write(
         `${tool.name}: about ${estimateTokens(JSON.stringify(prompt))} tokens; declares ${codeMode.listedTools.length} of ${codeTools} tools (the rest through search())` +
-          `${direct > 0 ? `; ${direct} tool${direct === 1 ? '' : 's'} stay direct` : ''}` +
+          `${direct > 0 ? `; ${direct} tool${direct === 1 ? ' stays' : 's stay'} direct` : ''}` +
           `${settings.enabled ? '' : '; code mode is off for this model in the config'}\n`,
       );
     } finally {

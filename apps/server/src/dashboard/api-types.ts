@@ -43,6 +43,8 @@ export interface Overview {
     redis: boolean;
     codeMode: boolean;
     chatModel: string | null;
+    /** The shared sandbox of the playground: started in the background once the page is open. */
+    sandbox: 'cold' | 'warming' | 'ready' | 'failed';
   };
   servers: ServerView[];
   tools: ToolView[];
@@ -53,6 +55,7 @@ export interface Overview {
     toolErrors: number;
     errors: number;
     refused: number;
+    cancelled: number;
     p50: number;
     p95: number;
   };
@@ -67,6 +70,19 @@ export interface CallEntry {
   durationMs: number;
   outcome: string;
   error?: string;
+  /** Set when the call ran for more than a second (it was listed as running under this id). */
+  callId?: number;
+}
+
+/** A call still running after a second, with its latest progress. */
+export interface RunningCall {
+  callId: number;
+  time: string;
+  tool: string;
+  client: string;
+  upstream: string;
+  durationMs: number;
+  progress?: { progress: number; total?: number; message?: string };
 }
 
 export interface CodeRunResult {

@@ -13,14 +13,7 @@ export function cancelCall(): void {
 }
 
 function outcomeText(outcome: string, after: string): [HTMLElement, string] {
-  return [
-    h(
-      'span',
-      { class: `o-${outcome === 'cancelled' ? 'error' : outcome}`, data: { outcome } },
-      outcomeLabel(outcome),
-    ),
-    after,
-  ];
+  return [h('span', { class: `o-${outcome}`, data: { outcome } }, outcomeLabel(outcome)), after];
 }
 
 /** Reads the newline-delimited JSON of a streamed call: progress lines, then its answer. */

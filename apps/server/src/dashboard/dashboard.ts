@@ -2,7 +2,8 @@
 // The page holds no data itself: everything comes from `/api/*` with the bearer token the user
 // enters. Every element is built with the DOM (text as text), never from HTML strings.
 import { UNAUTHORIZED, apiJson, session } from './api.js';
-import type { CallEntry, Overview, ToolView } from './api-types.js';
+import type { CallEntry, Overview, RunningCall, ToolView } from './api-types.js';
+import { updateCallLog } from './call-log-view.js';
 import { callTool, cancelCall } from './call-panel.js';
 import { $, h, type Child } from './dom.js';
 import { duration, outcomeLabel } from './format.js';
@@ -29,6 +30,25 @@ function needToken(): void {
     ? 'That token was refused (expired, or not one of auth.tokens): sign in again.'
     : '';
   if (refused) clearData();
+  // Client snippets carry the Authorization header a client of this gateway needs.
+  renderConnect();
+  renderSignedOut();
+}
+
+/** What the empty panels say while nobody is signed in to a gateway that needs a token. */
+function renderSignedOut(): void {
+  const hint = (what: string) => `Sign in with a bearer token (top right) to see ${what}.`;
+  $('tool-list').replaceChildren(
+    h('li', { class: 'empty', data: { testid: 'tools-empty' } }, hint('the tools')),
+  );
+  $('tool-count').textContent = '';
+  $('servers').replaceChildren(
+    h('tr', {}, h('td', { colspan: '6', class: 'muted' }, hint('the upstreams'))),
+  );
+  $('metrics').replaceChildren(h('p', { class: 'muted' }, hint("the gateway's metrics")));
+  $('no-calls-text').textContent = hint('the calls made through this gateway');
+  $('code-status').textContent = 'Sign in to run code.';
+  renderEmpty();
 }
 
 /**
@@ -133,6 +153,11 @@ $('copy-url').addEventListener('click', () => {
 
 function renderOverview(overview: Overview): void {
   const { gateway, metrics: m } = overview;
+  if (!signedIn) {
+    $('no-calls-text').textContent =
+      'No calls yet: call a tool above, or connect an MCP client to the endpoint shown above.';
+    if ($('code-status').textContent === 'Sign in to run code.') $('code-status').textContent = '';
+  }
   signedIn = true;
   authRequired = gateway.auth;
   $('auth').style.display = 'none';
@@ -151,6 +176,7 @@ function renderOverview(overview: Overview): void {
     [outcomeLabel('tool_error'), m.toolErrors],
     [outcomeLabel('error'), m.errors],
     [outcomeLabel('refused'), m.refused],
+    [outcomeLabel('cancelled'), m.cancelled],
     ['p50', m.calls ? duration(m.p50) : '–'],
     ['p95', m.calls ? duration(m.p95) : '–'],
     ['Tools', overview.tools.length],
@@ -170,7 +196,7 @@ function renderOverview(overview: Overview): void {
       h('td', {}, s.tools),
       h(
         'td',
-        {},
+        { class: 'wide-only' },
         s.transport,
         s.protocolVersion ? ` · ${s.protocolVersion}` : '',
         s.protocolKnown === false
@@ -181,8 +207,8 @@ function renderOverview(overview: Overview): void {
             )
           : null,
       ),
-      h('td', {}, s.restarts),
-      h('td', { class: 'muted' }, s.reason ?? ''),
+      h('td', { class: 'wide-only' }, s.restarts),
+      h('td', { class: 'muted reason' }, s.reason ?? ''),
     ),
   );
   $('servers').replaceChildren(
@@ -203,8 +229,23 @@ function renderOverview(overview: Overview): void {
   if (gateway.admin) void refreshPins().catch(() => {});
   else $('pins-section').hidden = true;
   const names = JSON.stringify(tools.map((t) => t.name + t.status));
+  const first = tools.length === 0;
   tools = overview.tools;
-  if (names !== JSON.stringify(tools.map((t) => t.name + t.status))) renderTools();
+  if (first || names !== JSON.stringify(tools.map((t) => t.name + t.status))) renderTools();
+  renderSandbox(gateway.sandbox);
+}
+
+/** The playground's sandbox: the gateway starts it once the page is open, before the first run. */
+function renderSandbox(state: Overview['gateway']['sandbox']): void {
+  const words = {
+    cold: 'starting the sandbox…',
+    warming: 'starting the sandbox…',
+    ready: 'sandbox ready',
+    failed: 'the sandbox did not start; Run starts it',
+  };
+  const status = $('sandbox-status');
+  status.textContent = words[state] ?? '';
+  status.dataset.state = state;
 }
 
 function renderTools(): void {
@@ -213,9 +254,27 @@ function renderTools(): void {
     (t) =>
       !query || t.name.toLowerCase().includes(query) || t.description.toLowerCase().includes(query),
   );
-  $('tool-count').textContent = tools.length ? `(${tools.length})` : '';
+  $('tool-count').textContent = !tools.length
+    ? ''
+    : query
+      ? `(${shown.length} of ${tools.length})`
+      : `(${tools.length})`;
   const active = document.activeElement;
   const focused = active instanceof HTMLElement ? active.dataset.tool : undefined;
+  if (shown.length === 0) {
+    $('tool-list').replaceChildren(
+      h(
+        'li',
+        { class: 'empty', data: { testid: 'tools-empty' } },
+        !signedIn && authRequired
+          ? 'Sign in with a bearer token (top right) to see the tools.'
+          : query
+            ? `No tools match “${$<HTMLInputElement>('filter').value}”: change or clear the filter.`
+            : 'No tools: add MCP servers (mcpServers) or nativeTools to the gateway config, or ask for a token that is granted some.',
+      ),
+    );
+    return;
+  }
   $('tool-list').replaceChildren(
     ...shown.map((t) =>
       h(
@@ -363,34 +422,13 @@ function renderEmpty(): void {
 async function pollCalls(): Promise<void> {
   if (!signedIn) return;
   try {
-    const { calls } = await apiJson<{ calls: CallEntry[] }>(`/api/calls?after=${lastSeq}`);
-    for (const call of calls) {
-      // Two polls can overlap (the timer and refresh()): each call is shown once.
-      if (call.seq <= lastSeq) continue;
-      lastSeq = call.seq;
-      $('calls').prepend(
-        h(
-          'tr',
-          {},
-          h('td', {}, new Date(call.time).toLocaleTimeString()),
-          h('td', {}, call.tool),
-          h('td', {}, call.client),
-          h('td', {}, call.upstream),
-          h('td', {}, duration(call.durationMs)),
-          h(
-            'td',
-            {
-              class: `o-${call.outcome}`,
-              title: call.error ?? '',
-              data: { outcome: call.outcome },
-            },
-            outcomeLabel(call.outcome),
-          ),
-        ),
-      );
-    }
-    const rows = $('calls');
-    while (rows.children.length > 200) rows.lastElementChild?.remove();
+    const { calls, running } = await apiJson<{ calls: CallEntry[]; running?: RunningCall[] }>(
+      `/api/calls?after=${lastSeq}`,
+    );
+    // Two polls can overlap (the timer and refresh()): each call is shown once.
+    const fresh = calls.filter((call) => call.seq > lastSeq);
+    if (fresh.length > 0) lastSeq = fresh.at(-1)!.seq;
+    updateCallLog(fresh, running ?? []);
     renderEmpty();
   } catch {
     // The next poll tries again; a refused token already showed the sign-in form.

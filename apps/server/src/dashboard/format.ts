@@ -6,6 +6,7 @@ const OUTCOMES: Record<string, string> = {
   refused: 'refused',
   error: 'error',
   cancelled: 'cancelled',
+  running: 'running',
 };
 export const outcomeLabel = (outcome: string): string => OUTCOMES[outcome] ?? outcome;
 // Policy, rate limit and invalid arguments: the gateway refused the call (as its audit log says).

@@ -6,7 +6,7 @@ import { callerLimitsOf, type CallerLimits } from '../caller-limits.js';
 import type { AuditEntry, AuditSink } from '../audit-log.js';
 import type { BreakerStateStore } from '../breaker-store.js';
 import type { CircuitBreaker, CircuitBreakerOptions } from '../circuit-breaker.js';
-import type { HttpUpstream } from '../http-upstream.js';
+import { UpstreamError, type HttpUpstream } from '../http-upstream.js';
 import { JsonRpcFault, POLICY_REFUSED, unknownTool } from '../json-rpc.js';
 import { ForwarderMetrics } from '../metrics.js';
 import { ToolPolicy, type PolicyRefusal } from '../policy.js';
@@ -17,7 +17,7 @@ import { CallTracer } from '../tracing.js';
 import { Admission, type Admitted } from './admission.js';
 import { CallCache } from './call-cache.js';
 import { callerOf, type CallContext } from './call-context.js';
-import { CallRecorder, type CallRecord } from './call-record.js';
+import { CallRecorder, type CallRecord, type RunningCallView } from './call-record.js';
 import { CallSlots } from './call-slots.js';
 import {
   CallerScope,
@@ -280,17 +280,28 @@ export class CallPipeline {
     }
     const { span, ctx } = this.tracer.start(name, entry.server, context.meta, caller.client);
     const trace = this.tracer.inject(ctx, context.meta);
-    const unwatch = this.recorder.watch(record);
+    const watch = this.recorder.watch(record);
+    // A caller that asked for progress gets it, and the running call shows its latest.
+    const forward = context.onProgress;
+    const calling: CallContext = forward
+      ? {
+          ...context,
+          onProgress: (progress) => {
+            watch.progress(progress);
+            forward(progress);
+          },
+        }
+      : context;
     let changed: JsonRpcFault | undefined;
     try {
-      const result = await this.executor.execute(entry, input, context, trace);
+      const result = await this.executor.execute(entry, input, calling, trace);
       changed = await admitted.recheck?.();
       if (changed) throw changed;
       if (entry.writes) await this.invalidate(entry.server);
       this.resultCache.keep(entry, cached, result);
       const outcome = result.isError ? 'tool_error' : 'ok';
       this.tracer.end(span, outcome);
-      this.recorder.finish({ ...record, outcome, traceparent: trace.traceparent });
+      this.recorder.finish({ ...record, outcome, traceparent: trace.traceparent }, watch.end());
       return result;
     } catch (error) {
       // A call that failed may still have written (a timeout, a lost answer).
@@ -303,17 +314,29 @@ export class CallPipeline {
       const fault = toFault(error, entry);
       this.metrics.error(name, entry.server, errorType(error));
       this.tracer.end(span, 'error', fault.message);
-      this.recorder.finish({
-        ...record,
-        outcome: 'error',
-        error: fault.message,
-        traceparent: trace.traceparent,
-      });
+      // The caller went away (or cancelled): not a failure of the tool or the upstream.
+      const cancelled =
+        context.signal?.aborted === true ||
+        (error instanceof UpstreamError && error.kind === 'cancelled');
+      this.recorder.finish(
+        {
+          ...record,
+          outcome: cancelled ? 'cancelled' : 'error',
+          error: fault.message,
+          traceparent: trace.traceparent,
+        },
+        watch.end(),
+      );
       throw fault;
     } finally {
-      unwatch();
+      watch.end();
       slot?.release();
     }
+  }
+
+  /** Calls running for more than a second (with their latest progress), oldest first. */
+  runningCalls(): RunningCallView[] {
+    return this.recorder.runningCalls();
   }
 
   /**

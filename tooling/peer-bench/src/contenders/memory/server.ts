@@ -1,5 +1,7 @@
 // What the memory contenders share: the built `toolwire-server` on its embedded default (no
-// config file, no flags but the port), in a scratch folder, and its resident memory.
+// config file, no flags but the port), in a scratch folder, and its resident memory. It is started
+// as a user starts it, through its launcher (bin/toolwire-server.cjs, which sets V8's flags);
+// MEMORY_ENTRY=main starts dist/main.js directly, V8's defaults, for comparison.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +14,11 @@ export interface DefaultServer {
 }
 
 export async function startDefaultServer(): Promise<DefaultServer> {
-  const bin = join(
-    dirname(fileURLToPath(import.meta.resolve('@toolwire/server/package.json'))),
-    'dist',
-    'main.js',
-  );
+  const root = dirname(fileURLToPath(import.meta.resolve('@toolwire/server/package.json')));
+  const bin =
+    process.env.MEMORY_ENTRY === 'main'
+      ? join(root, 'dist', 'main.js')
+      : join(root, 'bin', 'toolwire-server.cjs');
   const dir = scratch();
   const port = await freePort();
   const child = startProcess(process.execPath, [bin, '--port', String(port)], {
