@@ -9,7 +9,7 @@ export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::
  * is exactly `host[:port]` (RFC 9110: a name, an IPv4 address or a bracketed IPv6 literal, then an
  * optional port 1-65535); `undefined` for anything else (`[::1]evil.com`, `a:1, b`, `a:99999`).
  */
-export function parseHostHeader(host: string): string | undefined {
+function parseHostHeader(host: string): string | undefined {
   const match = /^(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)(?::(\d{1,5}))?$/i.exec(
     host,
   );
@@ -167,7 +167,7 @@ export interface HttpGuardOptions {
 }
 
 /** What a route is, for the checks: an MCP endpoint (`Accept`), the dashboard's page shell. */
-export interface GuardedRoute {
+interface GuardedRoute {
   mcp?: boolean;
   /** The page shell: a top-level navigation from another site may open it (it holds no data). */
   pageShell?: boolean;

@@ -36,7 +36,7 @@ export const POLICY_REFUSED = -32003;
 export const RATE_LIMITED = -32029;
 export const UPSTREAM_UNAVAILABLE = -32050;
 export const UPSTREAM_TIMEOUT = -32051;
-export const RESOURCE_NOT_FOUND = -32002;
+const RESOURCE_NOT_FOUND = -32002;
 
 /** The `code` (a `ToolwireError` code) of each JSON-RPC error code the forwarder answers with. */
 const FAULT_CODES: Record<number, string> = {

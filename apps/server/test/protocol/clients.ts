@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 
 /** What a client answers the server's requests with: the same on every route. */
-export const ROOTS = [{ uri: 'file:///srv/project', name: 'project' }];
+const ROOTS = [{ uri: 'file:///srv/project', name: 'project' }];
 export const NEW_ROOTS = [
   { uri: 'file:///srv/project', name: 'project' },
   { uri: 'file:///srv/docs', name: 'docs' },
@@ -36,7 +36,7 @@ export function sampled(params: { messages?: Array<{ content?: unknown }> }) {
 }
 
 /** A form filled the same way on every route: each required field, plus name and check. */
-export function elicited(params: {
+function elicited(params: {
   mode?: string;
   requestedSchema?: { properties?: Record<string, Record<string, unknown>>; required?: string[] };
 }) {
@@ -62,7 +62,7 @@ export function elicited(params: {
 }
 
 /** A result schema that takes any object (for raw requests: tasks/*, logging/setLevel). */
-export const ANY_RESULT = {
+const ANY_RESULT = {
   '~standard': {
     version: 1,
     vendor: 'protocol-test',
@@ -102,14 +102,14 @@ export interface ProtocolClient {
 }
 
 /** A task as a client sees it. */
-export interface TaskView {
+interface TaskView {
   taskId: string;
   status: string;
   pollInterval?: number;
   statusMessage?: string;
 }
 
-export interface TaskApi {
+interface TaskApi {
   /** Calls a tool as a task; resolves with the task as created. */
   start(name: string, args: Record<string, unknown>): Promise<TaskView>;
   get(taskId: string): Promise<TaskView>;

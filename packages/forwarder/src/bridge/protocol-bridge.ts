@@ -5,11 +5,7 @@ import type { AuthToken } from '@toolwire/config';
 import type { ServerRequestAnswer, UpstreamMessage } from '../http-upstream.js';
 import { isRecord } from '../json-rpc.js';
 import type { Session, Sessions } from '../sessions.js';
-import {
-  capabilityKey,
-  mirroredCapabilities,
-  type MirroredCapabilities,
-} from './client-capabilities.js';
+import { capabilityKey, mirroredCapabilities } from './client-capabilities.js';
 import { InputRounds } from './input-rounds.js';
 import { ServerRequests, type ServerRequestEvent } from './server-requests.js';
 import { TaskRegistry, type TaskCaller, type TaskEvent } from './tasks.js';
@@ -469,5 +465,3 @@ function notificationOf(message: UpstreamMessage): Record<string, unknown> {
     ...(isRecord(message.params) ? { params: message.params } : {}),
   };
 }
-
-export type { MirroredCapabilities };

@@ -8,10 +8,10 @@ import { admits, capabilityOf, type MirroredCapabilities } from './client-capabi
 /** JSON-RPC error an upstream gets for a request its client did not answer in time. */
 export const REQUEST_TIMEOUT = -32001;
 /** JSON-RPC error for a server-to-client request the client cannot take (no capability). */
-export const CAPABILITY_MISSING = -32601;
+const CAPABILITY_MISSING = -32601;
 
 /** What happened to a server-to-client request, for metrics and the audit line. */
-export type ServerRequestOutcome =
+type ServerRequestOutcome =
   'answered' | 'error' | 'timeout' | 'unsupported' | 'undeliverable' | 'refused';
 
 export interface ServerRequestEvent {

@@ -11,7 +11,7 @@ import {
 import { INTERNAL_ERROR, INVALID_PARAMS, isRecord, JsonRpcFault } from '../json-rpc.js';
 import type { RecordStore } from '../session-store.js';
 
-export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 
 /** A task as the gateway keeps it: whose it is and where it runs. */
 export interface TaskRecord {
