@@ -118,7 +118,8 @@ afterAll(async () => {
   await registry?.close();
   if (work && !process.env.TOOLWIRE_KEEP_REGISTRY_CHECK)
     rmSync(work, { recursive: true, force: true });
-});
+  // Removing the fresh projects (each with its node_modules) takes a while on a busy machine.
+}, 120_000);
 
 describe('releasing into a registry', () => {
   it('changeset version wrote a CHANGELOG entry for every released package', () => {
