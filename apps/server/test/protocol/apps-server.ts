@@ -65,15 +65,13 @@ export async function startAppsServer(label = 'a'): Promise<AppsServer> {
     const known = typeof id === 'string' ? sessions.get(id) : undefined;
     if (known) return known.handleRequest(req, res, body);
     if (typeof id === 'string' || (body as { method?: unknown })?.method !== 'initialize') {
-      res
-        .writeHead(404, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: null,
-            error: { code: -32001, message: 'Session not found' },
-          }),
-        );
+      res.writeHead(404, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32001, message: 'Session not found' },
+        }),
+      );
       return;
     }
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
