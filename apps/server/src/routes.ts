@@ -49,8 +49,12 @@ interface Route {
    * guard (Host, Origin, fetch metadata, Content-Type); `token`: the guard and a bearer token.
    */
   access: 'public' | 'own' | 'guarded' | 'token';
-  /** The dashboard's page shell: a navigation from another site may open `/` (it holds no data). */
-  pageShell?: boolean;
+  /**
+   * Paths of the route a top-level GET navigation from another site may open: the dashboard's page
+   * shell `/` (it holds no data) and the sign-in flow's pages (the issuer redirects back to them;
+   * they check their own signed state).
+   */
+  navigable?: (path: string) => boolean;
   /** A grant the token must hold (`access: 'token'`), checked before the route runs. */
   grant?: Grant;
   handle(request: RouteRequest): void | Promise<void>;
@@ -88,7 +92,7 @@ export function createRouter(
       path: (path) => serveDashboardAsset.has(path),
       methods: ['GET', 'HEAD'],
       access: 'guarded',
-      pageShell: true,
+      navigable: (path) => path === '/',
       handle: ({ req, res, path }) => serveDashboardAsset(path, req, res),
     },
     {
@@ -96,6 +100,7 @@ export function createRouter(
       path: '/auth/',
       methods: ['GET'],
       access: 'guarded',
+      navigable: () => true,
       handle: ({ runtime, path, req, res }) => signIn.handle(runtime, path, req, res),
     },
     {
@@ -172,7 +177,7 @@ export function createRouter(
       return;
     }
     if (found.access === 'guarded' || found.access === 'token')
-      options.guard.check(req, { pageShell: found.pageShell === true && path === '/' });
+      options.guard.check(req, { pageShell: found.navigable?.(path) === true });
     const token =
       found.access === 'token' ? await runtime.forwarder.auth.authenticate(req) : undefined;
     if (found.methods && !found.methods.includes(method)) {

@@ -150,7 +150,16 @@ describe('auth.jwt: the gateway as a resource server', () => {
       { name: 'hash', arguments: { data: 'x' } },
       bearer(token),
     );
-    expect(refused.body.error.data.policy).toBe('auth.jwt.scopes');
+    // Refused as a tool that does not exist (the rule goes to the audit line, not to the caller).
+    const missing = await modernCall(
+      `${gw.url}/mcp`,
+      'tools/call',
+      { name: 'no_such_tool', arguments: { data: 'x' } },
+      bearer(token),
+    );
+    expect(refused.body.error.code).toBe(missing.body.error.code);
+    expect(refused.body.error.message).toBe('Unknown tool: hash');
+    expect(JSON.stringify(refused.body)).not.toMatch(/auth\.jwt|scope/);
     const api: any = await (
       await fetch(`${gw.url}/api/overview`, { headers: bearer(token) })
     ).json();

@@ -49,7 +49,12 @@ async function watcher(gw: TestGateway, mode: 'legacy' | 'auto') {
   // 2026-07-28 delivers changes on a subscription the client opens; 2025-11-25 on the GET stream
   // the SDK opens by itself right after initialize.
   if ((client.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28')
-    await client.listen({ toolsListChanged: true });
+    // Each list a client wants changes of, it names (tools, prompts, resources).
+    await client.listen({
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+    } as never);
   else await waitFor(() => gw.server.runtime.active.size > streams || undefined, 'the GET stream');
   await client.listTools();
   return { client, seen };

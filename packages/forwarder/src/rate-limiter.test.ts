@@ -83,6 +83,23 @@ describe.skipIf(!HAS_REDIS_SERVER)(
       }
     });
 
+    it('answers from memory when Redis stops answering mid-command (a call is not held until it returns)', async () => {
+      const own = await startRedisServer();
+      const limiter = new RedisRateLimiter(own.url, { prefix: `test:${randomUUID()}:` });
+      await limiter.ready();
+      try {
+        expect(await limiter.consume('hung', 100)).toBe(0);
+        // Frozen, not dead: the connection stays open and a command sent now gets no answer.
+        own.child.kill('SIGSTOP');
+        expect(await limiter.consume('hung', 100)).toBe(0);
+        expect(limiter.lastError?.message).toMatch(/timed out/i);
+      } finally {
+        own.child.kill('SIGCONT');
+        await limiter.close();
+        own.stop();
+      }
+    });
+
     it('shares one budget between two instances pointing at the same Redis', async () => {
       const a = new RedisRateLimiter(url);
       const b = new RedisRateLimiter(url);

@@ -111,11 +111,13 @@ describe('a 2026-07-28 client of a 2025-era upstream through /mcp', () => {
         const through = text(await gated.callTool(`everything__${tool}`, args));
         expect(through, tool).toBe(straight);
       }
-      // The same questions; a 2026-07-28 client is asked only within its requests, so the roots
-      // the upstream asks for right after the session starts come with the roots tool's call.
-      expect(gated.seen.map((s) => s.method).sort()).toEqual(
-        direct.seen.map((s) => s.method).sort(),
-      );
+      // The same kinds of questions. A 2026-07-28 client is asked only within its requests: the
+      // roots the upstream asks for on its own right after its session starts reach it with a
+      // later call, or not at all when the upstream session (shared by clients of one capability
+      // set) started earlier, so the count of roots/list is not compared, only that it was asked.
+      const kinds = (seen: Array<{ method: string }>) =>
+        [...new Set(seen.map((s) => s.method))].sort();
+      expect(kinds(gated.seen)).toEqual(kinds(direct.seen));
     } finally {
       await direct.close();
       await gated.close();

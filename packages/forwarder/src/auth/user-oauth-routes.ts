@@ -34,7 +34,9 @@ export function serveUserOAuth(
   res: ServerResponse,
 ): void {
   void (async () => {
-    guard.check(req);
+    // Pages a browser is sent to from elsewhere (the MCP client's link, the upstream issuer's
+    // redirect): a top-level navigation is let through; the flow's signed state is what is checked.
+    guard.check(req, { pageShell: true });
     if (req.method !== 'GET') return page(res, 405, 'Use GET', 'Open the link in a browser.');
     const url = new URL(req.url ?? '/', 'http://localhost');
     const rest = path.slice(USER_OAUTH_PREFIX.length);

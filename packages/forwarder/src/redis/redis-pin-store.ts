@@ -27,6 +27,8 @@ export function createRedisPinStore(url: string, options: RedisPinStoreOptions =
     lazyConnect: true,
     maxRetriesPerRequest: 2,
     connectTimeout: 2000,
+    // A Redis that stops answering fails the read instead of holding a listing or a call.
+    commandTimeout: 2000,
   });
   let subscriber: Redis | undefined;
   const listeners = new Set<() => void>();

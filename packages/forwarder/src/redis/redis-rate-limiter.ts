@@ -27,12 +27,15 @@ export class RedisRateLimiter implements RateLimiter {
   lastError: Error | undefined;
 
   constructor(url: string, options: { prefix?: string } = {}) {
-    // No offline queue: while disconnected a command fails at once and the fallback answers.
+    // No offline queue: while disconnected a command fails at once and the fallback answers. A
+    // command in flight when Redis dies would otherwise wait for it to come back (it is resent
+    // after the reconnect), holding its call that long: it fails after 500 ms instead.
     this.redis = new Redis(url, {
       lazyConnect: true,
       maxRetriesPerRequest: null,
       enableOfflineQueue: false,
       connectTimeout: 2000,
+      commandTimeout: 500,
     });
     this.redis.on('error', (error: Error) => {
       this.lastError = error;

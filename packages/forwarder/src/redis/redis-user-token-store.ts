@@ -14,6 +14,8 @@ export function createRedisUserTokenStore(
     lazyConnect: true,
     maxRetriesPerRequest: 2,
     connectTimeout: 2000,
+    // A Redis that stops answering fails the read instead of holding a call.
+    commandTimeout: 2000,
   });
   redis.on('error', () => {});
   const connected = async (): Promise<Redis> => {
