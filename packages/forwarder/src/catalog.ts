@@ -10,6 +10,7 @@ import {
   unknownPrompt,
 } from './json-rpc.js';
 import type { ToolSource } from './tool-source.js';
+import { namespacedUiContents, namespacedUiResource, upstreamUiUri } from './ui-resources.js';
 
 type Item = [server: string, item: Record<string, unknown>];
 
@@ -76,7 +77,9 @@ export class Catalog {
     const key = method === 'resources/list' ? 'resources' : 'resourceTemplates';
     const items = await this.gather(route, method, key, signal, this.readable(route, token));
     this.remember(items);
-    return { [key]: items.map(([, item]) => item) };
+    if (route !== undefined) return { [key]: items.map(([, item]) => item) };
+    const { separator } = this.pipeline;
+    return { [key]: items.map(([server, item]) => namespacedUiResource(server, item, separator)) };
   }
 
   /** `resources/read`, routed to the upstream that owns the URI. */
@@ -88,8 +91,39 @@ export class Catalog {
   ): Promise<unknown> {
     if (typeof params.uri !== 'string')
       throw new JsonRpcFault(INVALID_PARAMS, 'params.uri: expected a resource URI');
+    const ui = this.grantedUi(params.uri, route, token);
+    if (ui) {
+      const result = await this.upstreamRequest(
+        ui.server,
+        'resources/read',
+        { ...params, uri: ui.uri },
+        signal,
+      );
+      return namespacedUiContents(ui.server, result, this.pipeline.separator);
+    }
     const owner = await this.grantedOwner(params.uri, route, token, signal);
     return this.upstreamRequest(owner, 'resources/read', params, signal);
+  }
+
+  /**
+   * The upstream and its own URI of a namespaced `ui://` URI on the aggregated route (an MCP App:
+   * see `ui-resources.ts`), when the token may read that upstream's resources; a URI of one it may
+   * not read is not found, as one that does not exist. `undefined`: not such a URI.
+   */
+  private grantedUi(
+    uri: string,
+    route: string | undefined,
+    token: AuthToken | undefined,
+  ): { server: string; uri: string } | undefined {
+    if (route !== undefined) return undefined;
+    const ui = upstreamUiUri(uri, this.pipeline.separator, this.upstreamsFor(undefined));
+    if (!ui) return undefined;
+    const refusal = this.pipeline.policy.checkResources(ui.server, token);
+    if (refusal) {
+      this.pipeline.recordRefusal(`resource:${uri}`, ui.server, { token }, refusal.message);
+      throw resourceNotFound(uri);
+    }
+    return ui;
   }
 
   /**
@@ -135,6 +169,14 @@ export class Catalog {
       );
     }
     if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+      const ui = this.grantedUi(ref.uri, route, token);
+      if (ui)
+        return this.upstreamRequest(
+          ui.server,
+          'completion/complete',
+          { ...params, ref: { ...ref, uri: ui.uri } },
+          signal,
+        );
       const owner = await this.grantedOwner(ref.uri, route, token, signal);
       return this.upstreamRequest(owner, 'completion/complete', params, signal);
     }

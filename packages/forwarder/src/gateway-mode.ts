@@ -14,6 +14,7 @@ import type { CallPipeline } from './call/call-pipeline.js';
 import { NATIVE, type ToolEntry } from './call/tool-index.js';
 import { structuredResult, errorResult } from './call/tool-results.js';
 import type { CallToolResult, ToolSource } from './tool-source.js';
+import { namespacedToolMeta } from './ui-resources.js';
 
 /** `tools/list` entries carry these under `_meta` (SPEC: the `toolwire/` prefix). */
 export const META_SOURCE = 'toolwire/source';
@@ -97,7 +98,7 @@ export class GatewayMode {
         counts.set(entry.server, (counts.get(entry.server) ?? 0) + 1);
         continue;
       }
-      out.push(listedTool(entry));
+      out.push(listedTool(entry, entry.tool.name, this.pipeline.separator));
     }
     for (const [server, name] of gateways) {
       if (!this.pipeline.reaches(server, token)) continue;
@@ -161,10 +162,22 @@ export class GatewayMode {
 /** `_meta` of a listed tool whose definition changed since it was approved. */
 export const META_PIN = 'toolwire/pin';
 
-export function listedTool(entry: ToolEntry, name = entry.tool.name): ListedTool {
+export function listedTool(
+  entry: ToolEntry,
+  name = entry.tool.name,
+  /** The namespace separator on the aggregated route: the `ui://` resource a tool names is namespaced. */
+  uiSeparator?: string,
+): ListedTool {
   const { tool } = entry;
   const native = entry.server === NATIVE;
+  // The upstream's own `_meta` (an MCP App's `ui`, anything else it says), under ours.
+  const own = tool.meta
+    ? uiSeparator !== undefined
+      ? namespacedToolMeta(entry.server, tool.meta, uiSeparator)
+      : tool.meta
+    : {};
   const meta: Record<string, unknown> = {
+    ...own,
     [META_SOURCE]: native ? 'native' : 'forwarded',
     [META_SERVER]: native ? NATIVE : entry.server,
     [META_ORIGINAL_NAME]: tool.originalName,

@@ -307,7 +307,8 @@ export function createMethodDispatch(options: MethodDispatchOptions): Dispatch {
     if (!modern || !isRecord(result)) return result;
     // An upstream's `input_required` result keeps its resultType; everything else is complete.
     const out: Record<string, unknown> = { resultType: 'complete', ...result };
-    if (LIST_METHODS.has(method) || method === 'server/discover') {
+    // Cacheable results (2026-07-28): the lists, discovery and a resource read.
+    if (LIST_METHODS.has(method) || method === 'server/discover' || method === 'resources/read') {
       out.ttlMs = 0;
       out.cacheScope = options.cacheScope;
     }

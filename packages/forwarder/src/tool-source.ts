@@ -12,6 +12,8 @@ export interface SourceTool extends ToolSourceTool {
   originalName: string;
   /** `'native'` or the upstream server's name. */
   source: string;
+  /** The tool's own `_meta` as its upstream listed it (e.g. an MCP App's `ui.resourceUri`). */
+  meta?: Record<string, unknown>;
 }
 
 export interface SourceServer {

@@ -38,6 +38,7 @@ export type {
   StdioTransportFactory,
   StdioTransportOptions,
 } from './registry-types.js';
+export type { TaskCallSettings, ToolTask } from './connection/task-call.js';
 export {
   assignToolNames,
   fitName,

@@ -12,6 +12,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { AnyTool, JsonSchema, ToolAnnotations, ToolSourceCallOptions } from '@toolwire/schema';
 import type { McpServerConfig, ToolwireConfig, TransportKind } from '@toolwire/config';
+import type { TaskCallSettings, ToolTask } from './connection/task-call.js';
 import type { Logger } from './logger.js';
 import type { AuthorizationHandler } from './oauth-handlers.js';
 import type { OAuthTokenStore } from './oauth-token-store.js';
@@ -75,6 +76,8 @@ export interface RegistryTool {
   status: ToolStatus;
   /** Whether the tool runs as a task (`required`, `optional`; absent or `forbidden`: never). */
   execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
+  /** The tool's own `_meta` as its server listed it (e.g. an MCP App's `ui.resourceUri`). */
+  meta?: Record<string, unknown>;
 }
 
 export interface ServerInfo {
@@ -98,9 +101,18 @@ export interface ServerInfo {
 /**
  * `timeoutMs` is reset whenever the server reports progress; `meta` is sent as the call's `_meta`
  * (e.g. a `traceparent`); with `argumentsValidated` (a gateway's pipeline checked them) the
- * registry does not check the arguments again.
+ * registry does not check the arguments again. A tool that runs as a task is called as one:
+ * `timeoutMs` then bounds each request of it, not the task.
  */
-export type CallToolOptions = ToolSourceCallOptions;
+export interface CallToolOptions extends ToolSourceCallOptions {
+  /**
+   * Run a tool whose `execution.taskSupport` is `optional` as a task (default: the registry's
+   * `tasks.optional`). A tool that requires it always runs as one.
+   */
+  task?: boolean;
+  /** Told the task's state when it is created and at every poll (a task call only). */
+  onTask?: (task: ToolTask) => void;
+}
 
 export interface CreateRegistryOptions {
   config: ToolwireConfig | { mcpServers?: Record<string, McpServerConfig> };
@@ -122,6 +134,11 @@ export interface CreateRegistryOptions {
   clientInfo?: { name: string; version: string };
   /** Answers server-to-client requests (elicitation, sampling, roots); each gets the server's name. */
   handlers?: ServerRequestHandlers;
+  /**
+   * Tools that run as tasks (2025-11-25 core tasks): whether `optional` ones do too, the `ttl`
+   * asked for, the poll interval when the server suggests none.
+   */
+  tasks?: TaskCallSettings;
   /**
    * Client capabilities declared to a server besides those of `handlers` (a gateway declares what
    * it bridges for its own clients, so its listing holds every tool a server may offer).

@@ -99,6 +99,7 @@ class McpRegistry implements Registry {
         ...(cached ? { cachedTools: cached.tools } : {}),
         ...(cached?.prior ? { prior: cached.prior } : {}),
         ...(options.handlers ? { handlers: options.handlers } : {}),
+        ...(options.tasks ? { tasks: options.tasks } : {}),
         ...(() => {
           const capabilities = options.clientCapabilities?.(name, config);
           return capabilities ? { capabilities } : {};
@@ -465,6 +466,7 @@ function fromMcpTool(server: string, tool: McpTool): Omit<RegistryTool, 'name' |
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema as JsonSchema } : {}),
     ...(annotations ? { annotations } : {}),
     ...(executionOf(tool) ? { execution: executionOf(tool)! } : {}),
+    ...(tool._meta ? { meta: tool._meta } : {}),
   };
 }
 

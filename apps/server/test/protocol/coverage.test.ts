@@ -11,6 +11,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SERVER_ROOT } from '../global-setup.js';
 import { startGateway, type TestGateway } from '../helpers.js';
+import { observeApp, startAppsServer, throughAggregated } from './apps-server.js';
 import { extTasksModern, sdkV1Client, sdkV2Client, type ProtocolClient } from './clients.js';
 import { startEverything, type Everything } from './everything.js';
 import { observeWithPython, pythonWithMcp } from './python.js';
@@ -284,6 +285,44 @@ describe('the README "Protocol coverage" table', () => {
           )) === expected,
         );
       }
+    }
+  });
+
+  it('MCP Apps (the ui:// view of an ext-apps server: its tool, listing and read)', async () => {
+    const apps = await startAppsServer();
+    const viaGateway = await startGateway({ mcpServers: { apps: { url: apps.url } } } as never);
+    try {
+      const kinds: Array<[Revision, (url: string) => Promise<ProtocolClient>, typeof sdkV1Client]> =
+        [
+          ['2025-11-25', (u) => sdkV2Client(u, 'legacy'), (u) => sdkV2Client(u, 'legacy')],
+          ['2025-11-25', (u) => sdkV1Client(u), (u) => sdkV1Client(u)],
+          ['2026-07-28', (u) => sdkV2Client(u, 'modern'), (u) => sdkV2Client(u, 'auto')],
+        ];
+      for (const [revision, open, direct] of kinds) {
+        const observe = async (client: ProtocolClient, names: string) => {
+          try {
+            return await observeApp(client, names);
+          } finally {
+            await client.close();
+          }
+        };
+        const straight = await observe(await direct(apps.url), '');
+        expect(straight.resource).toBeDefined();
+        for (const route of ROUTES) {
+          const url = `${viaGateway.url}${route === '/mcp' ? '/mcp' : '/servers/apps/mcp'}`;
+          const got = await observe(await open(url), route === '/mcp' ? 'apps__' : '');
+          const expected = route === '/mcp' ? throughAggregated(straight, 'apps') : straight;
+          record(
+            'MCP Apps (ui:// resources)',
+            revision,
+            route,
+            JSON.stringify(got) === JSON.stringify(expected),
+          );
+        }
+      }
+    } finally {
+      await viaGateway.close();
+      await apps.close();
     }
   });
 

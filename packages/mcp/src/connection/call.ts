@@ -36,7 +36,7 @@ export async function sendToolCall(
   request: ToolCallRequest,
   onConnectionLost: (why: string) => string,
 ): Promise<CallToolResult> {
-  const { server, toolName, args, options, timeoutMs, definition } = request;
+  const { toolName, args, options, timeoutMs, definition } = request;
   try {
     const result = await client.callToolResult(
       { name: toolName, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) },
@@ -57,34 +57,48 @@ export async function sendToolCall(
     );
     return result as CallToolResult;
   } catch (error) {
-    if (options.signal?.aborted)
-      throw new CancelledError({
-        message: `Call of "${toolName}" on "${server}" was cancelled`,
-        cause: error,
-      });
-    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
-      throw new TimeoutError({
-        timeoutMs,
-        message: `Tool "${toolName}" on MCP server "${server}" did not answer within ${timeoutMs} ms (the server was sent notifications/cancelled)`,
-        cause: error,
-      });
-    }
-    if (isConnectionFailure(error)) {
-      const reason = onConnectionLost(errorMessage(error));
-      throw new ServerUnavailableError({ server, toolName, reason, cause: error });
-    }
-    if (error instanceof ProtocolError) {
-      throw new ToolCallProtocolError({
-        server,
-        toolName,
-        rpcCode: error.code,
-        message: `MCP server "${server}" rejected the call of "${toolName}": ${error.message}`,
-        category: error.code === -32602 ? 'invalidArguments' : 'unknown',
-        cause: error,
-      });
-    }
-    throw error;
+    throw callFailure(error, request, onConnectionLost);
   }
+}
+
+/**
+ * The Toolwire error for a failed request of a call (its `tools/call`, or a task's `tasks/*`): a
+ * cancelled call, a timeout, a lost connection (`onConnectionLost` marks the server down and says
+ * why), a JSON-RPC error answer; anything else as it is.
+ */
+export function callFailure(
+  error: unknown,
+  request: Pick<ToolCallRequest, 'server' | 'toolName' | 'options' | 'timeoutMs'>,
+  onConnectionLost: (why: string) => string,
+): unknown {
+  const { server, toolName, options, timeoutMs } = request;
+  if (options.signal?.aborted)
+    return new CancelledError({
+      message: `Call of "${toolName}" on "${server}" was cancelled`,
+      cause: error,
+    });
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    return new TimeoutError({
+      timeoutMs,
+      message: `Tool "${toolName}" on MCP server "${server}" did not answer within ${timeoutMs} ms (the server was sent notifications/cancelled)`,
+      cause: error,
+    });
+  }
+  if (isConnectionFailure(error)) {
+    const reason = onConnectionLost(errorMessage(error));
+    return new ServerUnavailableError({ server, toolName, reason, cause: error });
+  }
+  if (error instanceof ProtocolError) {
+    return new ToolCallProtocolError({
+      server,
+      toolName,
+      rpcCode: error.code,
+      message: `MCP server "${server}" rejected the call of "${toolName}": ${error.message}`,
+      category: error.code === -32602 ? 'invalidArguments' : 'unknown',
+      cause: error,
+    });
+  }
+  return error;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { McpServerConfig } from '@toolwire/config';
 import type { Logger } from '../logger.js';
 import type { OAuthSession } from '../oauth-session.js';
 import type { ServerRequestHandlers, StdioTransportFactory } from '../registry-types.js';
+import type { TaskCallSettings } from './task-call.js';
 
 /**
  * `ok`: connected, tools fresh. `stale`: connected, the last tool refresh failed. `down`: not
@@ -29,6 +30,8 @@ export interface ServerConnectionOptions {
   prior?: PriorDiscovery;
   /** Server-to-client requests (elicitation, sampling); without them the capabilities are not declared. */
   handlers?: ServerRequestHandlers;
+  /** How tools that run as tasks are called. */
+  tasks?: TaskCallSettings;
   /** Capabilities declared besides those of `handlers`. */
   capabilities?: Record<string, unknown>;
   /** OAuth for a remote server with `auth` in its config (the SDK transports drive the flow). */

@@ -18,6 +18,7 @@ import { describeOAuthFailure, isOAuthFailure } from '../oauth-session.js';
 import type { CallToolOptions, ServerStatus, StdioTransport } from '../registry-types.js';
 import { CallDefinitions, isConnectionFailure, sendToolCall, withReauthorization } from './call.js';
 import { negotiated, openAttempt } from './client.js';
+import { runsAsTask, sendTaskCall } from './task-call.js';
 import { describeConnectFailure, describeExit } from './connect-failure.js';
 import { noStreamableHttp, transportsToTry } from './transport.js';
 import { checkDefinitions } from './definition-checks.js';
@@ -396,16 +397,20 @@ export class ServerConnection {
     }
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs ?? this.options.callTimeoutMs;
     const definition = this.callDefinitions.get(this.tools, toolName);
+    const request = { server: this.name, toolName, args, options, timeoutMs, definition };
+    const onConnectionLost = (why: string) => {
+      this.handleDrop(client, why);
+      return this.reason ?? why;
+    };
+    // Core tasks are 2025-11-25 vocabulary: a 2026-07-28 connection calls the tool as it is.
+    const asTask =
+      client.getProtocolEra() === 'legacy' &&
+      runsAsTask(definition?.execution?.taskSupport, options.task, this.options.tasks);
     try {
       return await this.reauthorized(client, () =>
-        sendToolCall(
-          client,
-          { server: this.name, toolName, args, options, timeoutMs, definition },
-          (why) => {
-            this.handleDrop(client, why);
-            return this.reason ?? why;
-          },
-        ),
+        asTask
+          ? sendTaskCall(client, request, this.options.tasks, onConnectionLost)
+          : sendToolCall(client, request, onConnectionLost),
       );
     } catch (error) {
       if (this.options.oauth && isOAuthFailure(error)) {
